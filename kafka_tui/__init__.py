@@ -1,0 +1,3 @@
+"""kafka-tui: a terminal admin tool for Apache Kafka topics."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,405 @@
+"""A real local Kafka cluster: KRaft 4.x (one controller + brokers) or ZooKeeper-mode 3.9.
+
+State lives in `<root>/cluster.json`, so one command can start the cluster and later ones
+(status, stop-broker, down) find it again. "Up" is decided by polling, never by sleeping a
+fixed time: every broker must answer a Metadata request listing every running broker.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from . import node, probe, props
+from .jars import KRAFT_VERSION, ZK_VERSION, KafkaJars, ensure_kafka
+
+Mode = Literal["kraft", "zk"]
+
+
+def _heap_mb(variable: str, default: int) -> int:
+    """Heap sizes may be raised (many topics) or lowered through the environment."""
+    return int(os.environ.get(variable, default))
+
+
+class ClusterError(RuntimeError):
+    """The dev cluster could not do what was asked; the message says why."""
+
+
+@dataclass
+class NodeState:
+    name: str
+    port: int
+    id: int | None = None
+    rack: str | None = None
+    pid: int | None = None
+
+
+@dataclass
+class ClusterState:
+    mode: Mode
+    version: str
+    cluster_id: str
+    brokers: list[NodeState]
+    controller: NodeState | None = None
+    zookeeper: NodeState | None = None
+    jars_downloaded: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ClusterState:
+        def opt(value: dict[str, Any] | None) -> NodeState | None:
+            return NodeState(**value) if value else None
+
+        return cls(
+            mode=data["mode"],
+            version=data["version"],
+            cluster_id=data["cluster_id"],
+            brokers=[NodeState(**b) for b in data["brokers"]],
+            controller=opt(data.get("controller")),
+            zookeeper=opt(data.get("zookeeper")),
+            jars_downloaded=data.get("jars_downloaded", False),
+            timings=data.get("timings", {}),
+        )
+
+
+def default_root() -> Path:
+    env = os.environ.get("KAFKA_TUI_DEVCLUSTER_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_STATE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "state"
+    return base / "kafka-tui" / "devcluster"
+
+
+def _kafka_cluster_id() -> str:
+    # Kafka's Uuid.toString(): URL-safe base64 without padding; never starting with '-',
+    # which the storage tool would read as a flag.
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
+
+
+def _wait_for(
+    what: str, check: Callable[[], bool], timeout: float, on_fail: Callable[[], str]
+) -> None:
+    deadline = time.monotonic() + timeout
+    delay = 0.1
+    while not check():
+        if time.monotonic() > deadline:
+            raise ClusterError(f"{what} within {timeout:.0f}s.\n{on_fail()}")
+        time.sleep(delay)
+        delay = min(delay * 1.5, 1.0)
+
+
+class DevCluster:
+    def __init__(self, root: Path | None = None, cache: Path | None = None) -> None:
+        self.root = (root or default_root()).resolve()
+        self.cache = cache
+        self._state_file = self.root / "cluster.json"
+
+    # -- state -----------------------------------------------------------------------------
+
+    def load(self) -> ClusterState | None:
+        if not self._state_file.exists():
+            return None
+        return ClusterState.from_json(json.loads(self._state_file.read_text()))
+
+    def _save(self, state: ClusterState) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self._state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(state), indent=2))
+        tmp.replace(self._state_file)
+
+    def _require(self) -> ClusterState:
+        state = self.load()
+        if state is None:
+            raise ClusterError(f"no dev cluster in {self.root}; run `kafka-tui dev-cluster up`")
+        return state
+
+    def _jars(self, state: ClusterState) -> KafkaJars:
+        return ensure_kafka(state.version, self.cache)
+
+    def _dir(self, n: NodeState) -> Path:
+        return self.root / n.name
+
+    def _log(self, n: NodeState) -> Path:
+        return self._dir(n) / "node.log"
+
+    def running(self, n: NodeState) -> bool:
+        return node.is_running(n.pid, self.root, n.name)
+
+    # -- up / down -------------------------------------------------------------------------
+
+    def up(self, mode: Mode = "kraft", brokers: int = 3, timeout: float = 180.0) -> ClusterState:
+        started = time.monotonic()
+        state = self.load()
+        if state is not None and (state.mode != mode or len(state.brokers) != brokers):
+            raise ClusterError(
+                f"a {state.mode} cluster with {len(state.brokers)} broker(s) is already in "
+                f"{self.root}; run `kafka-tui dev-cluster down` first"
+            )
+        if state is None:
+            state = self._fresh_state(mode, brokers)
+        jars = self._jars(state)
+        state.jars_downloaded = jars.downloaded
+        self._save(state)
+        self._start_quorum(state, jars, timeout)
+        for b in state.brokers:
+            if not self.running(b):
+                b.pid = self._spawn_broker(state, b, jars)
+        self._save(state)
+        for b in state.brokers:
+            self._wait_broker_serving(state, b, timeout)
+        state.timings["up_seconds"] = round(time.monotonic() - started, 2)
+        self._save(state)
+        return state
+
+    def _fresh_state(self, mode: Mode, count: int) -> ClusterState:
+        if count < 1:
+            raise ClusterError("a cluster needs at least one broker")
+        shutil.rmtree(self.root, ignore_errors=True)
+        ports = probe.free_ports(count + 1)
+        brokers = [
+            NodeState(name=f"broker-{i}", id=i, rack=props.rack_for(i), port=ports[i])
+            for i in range(1, count + 1)
+        ]
+        if mode == "kraft":
+            quorum = NodeState(name="controller", id=props.CONTROLLER_ID, port=ports[0])
+            return ClusterState(
+                mode, KRAFT_VERSION, _kafka_cluster_id(), brokers, controller=quorum
+            )
+        return ClusterState(
+            mode, ZK_VERSION, "", brokers, zookeeper=NodeState("zookeeper", ports[0])
+        )
+
+    def _config(self, state: ClusterState, n: NodeState) -> Path:
+        d = self._dir(n)
+        path = d / "server.properties"
+        if state.mode == "kraft":
+            assert state.controller is not None
+            if n is state.controller:
+                return props.kraft_controller(path, port=n.port, data_dir=d / "data")
+            assert n.id is not None
+            return props.kraft_broker(
+                path,
+                broker_id=n.id,
+                port=n.port,
+                controller_port=state.controller.port,
+                data_dir=d / "data",
+                brokers=len(state.brokers),
+            )
+        assert state.zookeeper is not None and n.id is not None
+        return props.zk_broker(
+            path,
+            broker_id=n.id,
+            port=n.port,
+            zk_port=state.zookeeper.port,
+            data_dir=d / "data",
+            brokers=len(state.brokers),
+        )
+
+    def _logging_flags(self, state: ClusterState, n: NodeState) -> list[str]:
+        if state.mode == "kraft":
+            return [
+                f"-Dlog4j2.configurationFile={props.log4j2(self._dir(n) / 'log4j2.properties')}"
+            ]
+        return [f"-Dlog4j.configuration=file:{props.log4j1(self._dir(n) / 'log4j.properties')}"]
+
+    def _format_kraft_storage(self, state: ClusterState, jars: KafkaJars) -> None:
+        assert state.controller is not None
+        pending = []
+        for n in [state.controller, *state.brokers]:
+            if (self._dir(n) / "data" / "meta.properties").exists():
+                continue
+            cfg = self._config(state, n)
+            cmd = [
+                node.java_bin(),
+                "-Xmx128m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                jars.classpath,
+                *self._logging_flags(state, n),
+                "kafka.tools.StorageTool",
+                "format",
+                "-t",
+                state.cluster_id,
+                "-c",
+                str(cfg),
+            ]
+            pending.append(
+                (n, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+            )
+        for n, proc in pending:
+            out, _ = proc.communicate(timeout=120)
+            if proc.returncode != 0:
+                raise ClusterError(f"formatting {n.name}'s storage failed:\n{out.decode()[-2000:]}")
+
+    def _start_quorum(self, state: ClusterState, jars: KafkaJars, timeout: float) -> None:
+        if state.mode == "kraft":
+            assert state.controller is not None
+            self._format_kraft_storage(state, jars)
+            quorum = state.controller
+            args = [str(self._config(state, quorum))]
+            main = "kafka.Kafka"
+        else:
+            assert state.zookeeper is not None
+            quorum = state.zookeeper
+            zk_cfg = props.zookeeper(
+                self._dir(quorum) / "zookeeper.properties",
+                port=quorum.port,
+                data_dir=self._dir(quorum) / "data",
+            )
+            args = [str(zk_cfg)]
+            main = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
+        if not self.running(quorum):
+            quorum.pid = node.spawn(
+                cluster_dir=self.root,
+                name=quorum.name,
+                classpath=jars.classpath,
+                main_class=main,
+                args=args,
+                heap_mb=_heap_mb("KAFKA_TUI_CONTROLLER_HEAP_MB", 160),
+                log=self._log(quorum),
+                extra_jvm=self._logging_flags(state, quorum),
+            )
+            self._save(state)
+        ready = (
+            (lambda: probe.port_open(quorum.port))
+            if state.mode == "kraft"
+            else (lambda: probe.zookeeper_ok(quorum.port))
+        )
+        self._wait_alive_and(quorum, f"{quorum.name} did not start listening", ready, timeout)
+
+    def _spawn_broker(self, state: ClusterState, b: NodeState, jars: KafkaJars) -> int:
+        return node.spawn(
+            cluster_dir=self.root,
+            name=b.name,
+            classpath=jars.classpath,
+            main_class="kafka.Kafka",
+            args=[str(self._config(state, b))],
+            heap_mb=_heap_mb("KAFKA_TUI_BROKER_HEAP_MB", 384),
+            log=self._log(b),
+            extra_jvm=self._logging_flags(state, b),
+        )
+
+    def _wait_alive_and(
+        self, n: NodeState, what: str, check: Callable[[], bool], timeout: float
+    ) -> None:
+        def alive_and_ready() -> bool:
+            if not self.running(n):
+                raise ClusterError(
+                    f"{n.name} exited during start-up; last lines of {self._log(n)}:\n"
+                    f"{node.log_tail(self._log(n))}"
+                )
+            return check()
+
+        _wait_for(
+            what,
+            alive_and_ready,
+            timeout,
+            lambda: f"last lines of {self._log(n)}:\n{node.log_tail(self._log(n))}",
+        )
+
+    def _live_ids(self, state: ClusterState) -> set[int]:
+        return {b.id for b in state.brokers if b.id is not None and self.running(b)}
+
+    def _wait_broker_serving(self, state: ClusterState, b: NodeState, timeout: float) -> None:
+        def serving() -> bool:
+            seen = probe.brokers_seen_by(b.port)
+            return seen is not None and self._live_ids(state) <= seen
+
+        self._wait_alive_and(
+            b, f"{b.name} was not registered and serving metadata", serving, timeout
+        )
+
+    def down(self, timeout: float = 60.0) -> bool:
+        """Stop every node and delete the cluster's folder; False when there was none."""
+        state = self.load()
+        if state is None:
+            return False
+        for b in state.brokers:
+            node.stop(b.pid, self.root, b.name, kill=False, timeout=timeout)
+        for quorum in (state.controller, state.zookeeper):
+            if quorum is not None:
+                node.stop(quorum.pid, self.root, quorum.name, kill=False, timeout=timeout)
+        shutil.rmtree(self.root, ignore_errors=True)
+        return True
+
+    # -- one broker at a time ----------------------------------------------------------------
+
+    def _broker(self, state: ClusterState, broker_id: int) -> NodeState:
+        for b in state.brokers:
+            if b.id == broker_id:
+                return b
+        ids = ", ".join(str(b.id) for b in state.brokers)
+        raise ClusterError(f"no broker {broker_id} in this cluster (brokers: {ids})")
+
+    def stop_broker(self, broker_id: int, *, kill: bool = False, timeout: float = 120.0) -> None:
+        """Stop one broker, then wait until the others no longer list it in their metadata."""
+        state = self._require()
+        b = self._broker(state, broker_id)
+        node.stop(b.pid, self.root, b.name, kill=kill, timeout=timeout)
+        others = [o for o in state.brokers if o is not b and self.running(o)]
+
+        def gone() -> bool:
+            return all(
+                broker_id not in (probe.brokers_seen_by(o.port) or {broker_id}) for o in others
+            )
+
+        _wait_for(f"broker {broker_id} still listed in metadata", gone, timeout, lambda: "")
+
+    def start_broker(self, broker_id: int, timeout: float = 180.0) -> None:
+        state = self._require()
+        b = self._broker(state, broker_id)
+        if not self.running(b):
+            b.pid = self._spawn_broker(state, b, self._jars(state))
+            self._save(state)
+        for other in state.brokers:
+            if self.running(other):
+                self._wait_broker_serving(state, other, timeout)
+
+    # -- reporting -----------------------------------------------------------------------------
+
+    def bootstrap_servers(self, state: ClusterState | None = None) -> str:
+        state = state or self._require()
+        return ",".join(f"127.0.0.1:{b.port}" for b in state.brokers)
+
+    def status(self) -> dict[str, Any]:
+        state = self._require()
+
+        def describe(n: NodeState) -> dict[str, Any]:
+            running = self.running(n)
+            return {
+                "id": n.id,
+                "rack": n.rack,
+                "port": n.port,
+                "running": running,
+                "pid": n.pid if running else None,
+                "rss_bytes": node.rss_bytes(n.pid) if running else None,
+                "log": str(self._log(n)),
+            }
+
+        quorum = state.controller or state.zookeeper
+        assert quorum is not None
+        return {
+            "mode": state.mode,
+            "kafka_version": state.version,
+            "dir": str(self.root),
+            "cluster_id": state.cluster_id or None,
+            "bootstrap_servers": self.bootstrap_servers(state),
+            "zookeeper": f"127.0.0.1:{state.zookeeper.port}" if state.zookeeper else None,
+            "controller": describe(quorum) | {"role": quorum.name},
+            "brokers": [describe(b) for b in state.brokers],
+            "jars_downloaded": state.jars_downloaded,
+            "timings": state.timings,
+        }

@@ -1,0 +1,134 @@
+"""Configuration files for dev-cluster nodes.
+
+Brokers keep Kafka's production defaults (auto.create.topics.enable=true included, which the
+tests rely on to prove that describing never creates a topic). Only the internal topics'
+replication is lowered when the cluster has fewer than three brokers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RACKS = ("rack-a", "rack-b", "rack-c")
+CONTROLLER_ID = 1000
+
+
+def rack_for(broker_id: int) -> str:
+    return RACKS[(broker_id - 1) % len(RACKS)]
+
+
+def _write(path: Path, entries: dict[str, str | int]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{k}={v}\n" for k, v in entries.items()))
+    return path
+
+
+def _internal_topics(brokers: int) -> dict[str, str | int]:
+    rf = min(3, brokers)
+    isr = min(2, brokers)
+    return {
+        "offsets.topic.replication.factor": rf,
+        "transaction.state.log.replication.factor": rf,
+        "transaction.state.log.min.isr": isr,
+        "share.coordinator.state.topic.replication.factor": rf,
+        "share.coordinator.state.topic.min.isr": isr,
+    }
+
+
+def kraft_controller(path: Path, *, port: int, data_dir: Path) -> Path:
+    return _write(
+        path,
+        {
+            "process.roles": "controller",
+            "node.id": CONTROLLER_ID,
+            "controller.quorum.voters": f"{CONTROLLER_ID}@127.0.0.1:{port}",
+            "listeners": f"CONTROLLER://127.0.0.1:{port}",
+            "controller.listener.names": "CONTROLLER",
+            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
+            "log.dirs": str(data_dir),
+        },
+    )
+
+
+def kraft_broker(
+    path: Path, *, broker_id: int, port: int, controller_port: int, data_dir: Path, brokers: int
+) -> Path:
+    return _write(
+        path,
+        {
+            "process.roles": "broker",
+            "node.id": broker_id,
+            "broker.rack": rack_for(broker_id),
+            "controller.quorum.voters": f"{CONTROLLER_ID}@127.0.0.1:{controller_port}",
+            "controller.listener.names": "CONTROLLER",
+            "listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+            "log.dirs": str(data_dir),
+            **_internal_topics(brokers),
+        },
+    )
+
+
+def zookeeper(path: Path, *, port: int, data_dir: Path) -> Path:
+    return _write(
+        path,
+        {
+            "dataDir": str(data_dir),
+            "clientPort": port,
+            "clientPortAddress": "127.0.0.1",
+            "maxClientCnxns": 0,
+            "admin.enableServer": "false",
+            "4lw.commands.whitelist": "ruok,srvr",
+        },
+    )
+
+
+def zk_broker(
+    path: Path, *, broker_id: int, port: int, zk_port: int, data_dir: Path, brokers: int
+) -> Path:
+    return _write(
+        path,
+        {
+            "broker.id": broker_id,
+            "broker.rack": rack_for(broker_id),
+            "zookeeper.connect": f"127.0.0.1:{zk_port}",
+            "listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
+            "log.dirs": str(data_dir),
+            **_internal_topics(brokers),
+        },
+    )
+
+
+def log4j2(path: Path) -> Path:
+    """Kafka 4.x: everything to stdout, which the dev cluster sends to the node's log file."""
+    return _write(
+        path,
+        {
+            "status": "warn",
+            "appender.out.type": "Console",
+            "appender.out.name": "out",
+            "appender.out.layout.type": "PatternLayout",
+            "appender.out.layout.pattern": "[%d] %p %m (%c)%n",
+            "rootLogger.level": "INFO",
+            "rootLogger.appenderRef.out.ref": "out",
+            "logger.state.name": "state.change.logger",
+            "logger.state.level": "WARN",
+        },
+    )
+
+
+def log4j1(path: Path) -> Path:
+    """Kafka 3.x and ZooKeeper (reload4j): the same, in log4j 1 syntax."""
+    return _write(
+        path,
+        {
+            "log4j.rootLogger": "INFO, out",
+            "log4j.appender.out": "org.apache.log4j.ConsoleAppender",
+            "log4j.appender.out.layout": "org.apache.log4j.PatternLayout",
+            "log4j.appender.out.layout.ConversionPattern": "[%d] %p %m (%c)%n",
+            "log4j.logger.state.change.logger": "WARN",
+        },
+    )

@@ -1,0 +1,1 @@
+"""Pure, deterministic replica-assignment planning (no I/O)."""
