@@ -1,14 +1,18 @@
 """Kafka protocol messages that aiokafka 0.14 lacks, sent through aiokafka's own client.
 
-aiokafka stops at Metadata v5 / CreateTopics v3 and has no DescribeCluster. The structs here
-follow the JSON schemas under Kafka's clients/src/main/resources/common/message/; every
-version listed is flexible (compact strings and arrays, tagged fields). aiokafka picks the
-highest version both sides support, per connection.
+aiokafka stops at Metadata v5 / CreateTopics v3, its Metadata request may auto-create topics,
+and it has no DescribeCluster, IncrementalAlterConfigs or flexible DescribeConfigs. The
+structs here follow the JSON schemas under Kafka's clients/src/main/resources/common/message/.
+Each message is defined at one flexible version (compact strings and arrays, tagged fields)
+that both Kafka 3.9 and 4.x accept, except DescribeCluster (v1 on ZooKeeper-mode brokers,
+v2 with fenced brokers on 4.x); aiokafka checks the version against the broker's
+ApiVersions per connection.
 """
 
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from io import BytesIO
 from typing import Any
 
@@ -24,6 +28,8 @@ from aiokafka.protocol.types import (
     Schema,
     TaggedFields,
 )
+
+Field = tuple[str, Any]
 
 
 class Uuid(AbstractType[str | None]):
@@ -73,23 +79,27 @@ def _response(api_key: int, version: int, schema: Schema) -> type[Response]:
 
 
 STRING = CompactString("utf-8")
-TAGS = ("tags", TaggedFields)
+TAGS: Field = ("tags", TaggedFields)
+INT32_ARRAY = CompactArray(Int32)
 
-# -- DescribeCluster (60): v2 (Kafka 3.9+) lists registered-but-fenced brokers --------------
 
-_DESCRIBE_CLUSTER_KEY = 60
+def _array(*fields: Field) -> CompactArray:
+    """A compact array of structs; every flexible struct ends in its tagged fields."""
+    return CompactArray(Schema(*fields, TAGS))
+
+
+_ERROR_RESULTS = _array(("name", STRING), ("error_code", Int16), ("error_message", STRING))
+
+
+# -- DescribeCluster (60): v2 (Kafka 3.9+ on KRaft) lists registered-but-fenced brokers -----
 
 
 def _describe_cluster_response(version: int) -> type[Response]:
-    broker: list[tuple[str, Any]] = [
-        ("broker_id", Int32),
-        ("host", STRING),
-        ("port", Int32),
-        ("rack", STRING),
-    ]
+    broker: list[Field] = [("broker_id", Int32), ("host", STRING), ("port", Int32)]
+    broker.append(("rack", STRING))
     if version >= 2:
         broker.append(("is_fenced", Boolean))
-    fields: list[tuple[str, Any]] = [
+    fields: list[Field] = [
         ("throttle_time_ms", Int32),
         ("error_code", Int16),
         ("error_message", STRING),
@@ -99,32 +109,25 @@ def _describe_cluster_response(version: int) -> type[Response]:
     fields += [
         ("cluster_id", STRING),
         ("controller_id", Int32),
-        ("brokers", CompactArray(Schema(*broker, TAGS))),
+        ("brokers", _array(*broker)),
         ("cluster_authorized_operations", Int32),
-        TAGS,
     ]
-    return _response(_DESCRIBE_CLUSTER_KEY, version, Schema(*fields))
+    return _response(60, version, Schema(*fields, TAGS))
 
 
 def _describe_cluster_request(version: int) -> type[RequestStruct]:
-    fields: list[tuple[str, Any]] = [("include_cluster_authorized_operations", Boolean)]
+    fields: list[Field] = [("include_cluster_authorized_operations", Boolean)]
     if version >= 1:
         fields.append(("endpoint_type", Int8))
     if version >= 2:
         fields.append(("include_fenced_brokers", Boolean))
     return _flexible_request(
-        _DESCRIBE_CLUSTER_KEY,
-        version,
-        Schema(*fields, TAGS),
-        _describe_cluster_response(version),
+        60, version, Schema(*fields, TAGS), _describe_cluster_response(version)
     )
 
 
-DescribeClusterStructs = tuple(_describe_cluster_request(v) for v in range(3))
-
-
 class DescribeClusterRequest(Request[RequestStruct]):
-    API_KEY = _DESCRIBE_CLUSTER_KEY
+    API_KEY = 60
 
     def __init__(self, include_fenced_brokers: bool = True) -> None:
         self.include_fenced_brokers = include_fenced_brokers
@@ -139,6 +142,363 @@ class DescribeClusterRequest(Request[RequestStruct]):
         return request_struct_class(*args, {})
 
 
+# -- Metadata (3) v12: topic ids, and AllowAutoTopicCreation=false so describing never creates
+
+_METADATA_RESPONSE = _response(
+    3,
+    12,
+    Schema(
+        ("throttle_time_ms", Int32),
+        (
+            "brokers",
+            _array(("node_id", Int32), ("host", STRING), ("port", Int32), ("rack", STRING)),
+        ),
+        ("cluster_id", STRING),
+        ("controller_id", Int32),
+        (
+            "topics",
+            _array(
+                ("error_code", Int16),
+                ("name", STRING),
+                ("topic_id", Uuid),
+                ("is_internal", Boolean),
+                (
+                    "partitions",
+                    _array(
+                        ("error_code", Int16),
+                        ("partition_index", Int32),
+                        ("leader_id", Int32),
+                        ("leader_epoch", Int32),
+                        ("replica_nodes", INT32_ARRAY),
+                        ("isr_nodes", INT32_ARRAY),
+                        ("offline_replicas", INT32_ARRAY),
+                    ),
+                ),
+                ("topic_authorized_operations", Int32),
+            ),
+        ),
+        TAGS,
+    ),
+)
+_METADATA_V12 = _flexible_request(
+    3,
+    12,
+    Schema(
+        ("topics", _array(("topic_id", Uuid), ("name", STRING))),
+        ("allow_auto_topic_creation", Boolean),
+        ("include_topic_authorized_operations", Boolean),
+        TAGS,
+    ),
+    _METADATA_RESPONSE,
+)
+
+
+class MetadataRequest(Request[RequestStruct]):
+    """Metadata for `topics` (None: every topic). Never asks the broker to create a topic."""
+
+    API_KEY = 3
+
+    def __init__(self, topics: list[str] | None) -> None:
+        self.topics = topics
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        topics: Any = None if self.topics is None else [(None, name, {}) for name in self.topics]
+        return request_struct_class(topics, False, False, {})
+
+
+# -- CreateTopics (19) v7 ------------------------------------------------------------------
+
+_CONFIG_RESULT = (
+    ("name", STRING),
+    ("value", STRING),
+    ("read_only", Boolean),
+    ("config_source", Int8),
+    ("is_sensitive", Boolean),
+)
+_CREATE_TOPICS_RESPONSE = _response(
+    19,
+    7,
+    Schema(
+        ("throttle_time_ms", Int32),
+        (
+            "topics",
+            _array(
+                ("name", STRING),
+                ("topic_id", Uuid),
+                ("error_code", Int16),
+                ("error_message", STRING),
+                ("num_partitions", Int32),
+                ("replication_factor", Int16),
+                ("configs", _array(*_CONFIG_RESULT)),
+            ),
+        ),
+        TAGS,
+    ),
+)
+_CREATE_TOPICS_V7 = _flexible_request(
+    19,
+    7,
+    Schema(
+        (
+            "topics",
+            _array(
+                ("name", STRING),
+                ("num_partitions", Int32),
+                ("replication_factor", Int16),
+                ("assignments", _array(("partition_index", Int32), ("broker_ids", INT32_ARRAY))),
+                ("configs", _array(("name", STRING), ("value", STRING))),
+            ),
+        ),
+        ("timeout_ms", Int32),
+        ("validate_only", Boolean),
+        TAGS,
+    ),
+    _CREATE_TOPICS_RESPONSE,
+)
+
+
+@dataclass(frozen=True)
+class CreatableTopic:
+    name: str
+    num_partitions: int  # -1: the broker's default (or the assignment's size)
+    replication_factor: int  # -1: the broker's default (or the assignment's size)
+    assignments: dict[int, list[int]]
+    configs: dict[str, str]
+
+
+class CreateTopicsRequest(Request[RequestStruct]):
+    API_KEY = 19
+
+    def __init__(self, topics: list[CreatableTopic], timeout_ms: int, validate_only: bool) -> None:
+        self.topics = topics
+        self.timeout_ms = timeout_ms
+        self.validate_only = validate_only
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        topics: Any = [
+            (
+                t.name,
+                t.num_partitions,
+                t.replication_factor,
+                [(p, replicas, {}) for p, replicas in sorted(t.assignments.items())],
+                [(k, v, {}) for k, v in t.configs.items()],
+                {},
+            )
+            for t in self.topics
+        ]
+        return request_struct_class(topics, self.timeout_ms, self.validate_only, {})
+
+
+# -- CreatePartitions (37) v3 --------------------------------------------------------------
+
+_CREATE_PARTITIONS_V3 = _flexible_request(
+    37,
+    3,
+    Schema(
+        (
+            "topics",
+            _array(
+                ("name", STRING),
+                ("count", Int32),
+                ("assignments", _array(("broker_ids", INT32_ARRAY))),
+            ),
+        ),
+        ("timeout_ms", Int32),
+        ("validate_only", Boolean),
+        TAGS,
+    ),
+    _response(37, 3, Schema(("throttle_time_ms", Int32), ("results", _ERROR_RESULTS), TAGS)),
+)
+
+
+class CreatePartitionsRequest(Request[RequestStruct]):
+    API_KEY = 37
+
+    def __init__(
+        self,
+        topics: list[tuple[str, int, list[list[int]] | None]],
+        timeout_ms: int,
+        validate_only: bool,
+    ) -> None:
+        self.topics = topics
+        self.timeout_ms = timeout_ms
+        self.validate_only = validate_only
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        topics: Any = [
+            (name, count, None if lists is None else [(r, {}) for r in lists], {})
+            for name, count, lists in self.topics
+        ]
+        return request_struct_class(topics, self.timeout_ms, self.validate_only, {})
+
+
+# -- DeleteTopics (20) v6 ------------------------------------------------------------------
+
+_DELETE_TOPICS_V6 = _flexible_request(
+    20,
+    6,
+    Schema(("topics", _array(("name", STRING), ("topic_id", Uuid))), ("timeout_ms", Int32), TAGS),
+    _response(
+        20,
+        6,
+        Schema(
+            ("throttle_time_ms", Int32),
+            (
+                "responses",
+                _array(
+                    ("name", STRING),
+                    ("topic_id", Uuid),
+                    ("error_code", Int16),
+                    ("error_message", STRING),
+                ),
+            ),
+            TAGS,
+        ),
+    ),
+)
+
+
+class DeleteTopicsRequest(Request[RequestStruct]):
+    API_KEY = 20
+
+    def __init__(self, names: list[str], timeout_ms: int) -> None:
+        self.names = names
+        self.timeout_ms = timeout_ms
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        return request_struct_class([(n, None, {}) for n in self.names], self.timeout_ms, {})
+
+
+# -- DescribeConfigs (32) v4: values with their source -------------------------------------
+
+RESOURCE_TOPIC = 2
+RESOURCE_BROKER = 4
+
+_DESCRIBE_CONFIGS_V4 = _flexible_request(
+    32,
+    4,
+    Schema(
+        (
+            "resources",
+            _array(
+                ("resource_type", Int8),
+                ("resource_name", STRING),
+                ("configuration_keys", CompactArray(STRING)),
+            ),
+        ),
+        ("include_synonyms", Boolean),
+        ("include_documentation", Boolean),
+        TAGS,
+    ),
+    _response(
+        32,
+        4,
+        Schema(
+            ("throttle_time_ms", Int32),
+            (
+                "results",
+                _array(
+                    ("error_code", Int16),
+                    ("error_message", STRING),
+                    ("resource_type", Int8),
+                    ("resource_name", STRING),
+                    (
+                        "configs",
+                        _array(
+                            *_CONFIG_RESULT,
+                            (
+                                "synonyms",
+                                _array(("name", STRING), ("value", STRING), ("source", Int8)),
+                            ),
+                            ("config_type", Int8),
+                            ("documentation", STRING),
+                        ),
+                    ),
+                ),
+            ),
+            TAGS,
+        ),
+    ),
+)
+
+
+class DescribeConfigsRequest(Request[RequestStruct]):
+    API_KEY = 32
+
+    def __init__(self, resources: list[tuple[int, str]]) -> None:
+        self.resources = resources
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        resources: Any = [(kind, name, None, {}) for kind, name in self.resources]
+        return request_struct_class(resources, False, False, {})
+
+
+# -- IncrementalAlterConfigs (44) v1 ------------------------------------------------------
+
+OP_SET = 0
+OP_DELETE = 1
+
+_INCREMENTAL_ALTER_CONFIGS_V1 = _flexible_request(
+    44,
+    1,
+    Schema(
+        (
+            "resources",
+            _array(
+                ("resource_type", Int8),
+                ("resource_name", STRING),
+                (
+                    "configs",
+                    _array(("name", STRING), ("config_operation", Int8), ("value", STRING)),
+                ),
+            ),
+        ),
+        ("validate_only", Boolean),
+        TAGS,
+    ),
+    _response(
+        44,
+        1,
+        Schema(
+            ("throttle_time_ms", Int32),
+            (
+                "responses",
+                _array(
+                    ("error_code", Int16),
+                    ("error_message", STRING),
+                    ("resource_type", Int8),
+                    ("resource_name", STRING),
+                ),
+            ),
+            TAGS,
+        ),
+    ),
+)
+
+
+class IncrementalAlterConfigsRequest(Request[RequestStruct]):
+    API_KEY = 44
+
+    def __init__(
+        self, topic_ops: list[tuple[str, list[tuple[str, int, str | None]]]], validate_only: bool
+    ) -> None:
+        self.topic_ops = topic_ops
+        self.validate_only = validate_only
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        resources: Any = [
+            (RESOURCE_TOPIC, topic, [(k, op, v, {}) for k, op, v in ops], {})
+            for topic, ops in self.topic_ops
+        ]
+        return request_struct_class(resources, self.validate_only, {})
+
+
 # Request.__init_subclass__ derives _CLASSES from the generic parameter; ours are built at
-# import time, so they are set after the class exists.
-DescribeClusterRequest._CLASSES = DescribeClusterStructs
+# import time, so each request's versions are set once the classes exist.
+DescribeClusterRequest._CLASSES = tuple(_describe_cluster_request(v) for v in range(3))
+MetadataRequest._CLASSES = (_METADATA_V12,)
+CreateTopicsRequest._CLASSES = (_CREATE_TOPICS_V7,)
+CreatePartitionsRequest._CLASSES = (_CREATE_PARTITIONS_V3,)
+DeleteTopicsRequest._CLASSES = (_DELETE_TOPICS_V6,)
+DescribeConfigsRequest._CLASSES = (_DESCRIBE_CONFIGS_V4,)
+IncrementalAlterConfigsRequest._CLASSES = (_INCREMENTAL_ALTER_CONFIGS_V1,)

@@ -1,0 +1,201 @@
+"""The admin layer's own language: what goes in and what comes out. No aiokafka types here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Literal
+
+SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
+SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    bootstrap_servers: str
+    client_id: str = "kafka-tui"
+    request_timeout_ms: int = 30_000
+    security_protocol: SecurityProtocol = "PLAINTEXT"
+    sasl_mechanism: SaslMechanism | None = None
+    sasl_username: str | None = None
+    sasl_password: str | None = field(default=None, repr=False)
+    ssl_cafile: str | None = None
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_password: str | None = field(default=None, repr=False)
+    ssl_check_hostname: bool = True
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """A topic to create: partitions + replication factor (None: the broker's default),
+    or an explicit replica assignment (partition -> broker ids, first = preferred leader)."""
+
+    name: str
+    partitions: int | None = None
+    replication_factor: int | None = None
+    assignment: dict[int, list[int]] | None = None
+    configs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NewPartitions:
+    """Grow `topic` to `total` partitions; `assignment` has one replica list per new partition."""
+
+    topic: str
+    total: int
+    assignment: list[list[int]] | None = None
+
+
+class ConfigOp(Enum):
+    SET = "set"
+    DELETE = "delete"
+
+
+@dataclass(frozen=True)
+class ConfigChange:
+    name: str
+    op: ConfigOp
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class TopicResult:
+    """One topic's outcome in a batch. `error` is the Kafka error name, `message` a sentence."""
+
+    topic: str
+    ok: bool
+    error: str | None = None
+    message: str = ""
+    topic_id: str | None = None
+    partitions: int | None = None
+    replication_factor: int | None = None
+    warning: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "topic": self.topic,
+            "ok": self.ok,
+            "error": self.error,
+            "message": self.message,
+        }
+        for key in ("topic_id", "partitions", "replication_factor", "warning"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        return data
+
+
+@dataclass(frozen=True)
+class BrokerInfo:
+    id: int
+    host: str
+    port: int
+    rack: str | None
+    fenced: bool = False
+
+
+@dataclass(frozen=True)
+class ClusterInfo:
+    cluster_id: str | None
+    controller_id: int | None
+    brokers: list[BrokerInfo]
+    # KRaft 4.x lists registered-but-fenced brokers; ZooKeeper mode only the live ones.
+    lists_fenced_brokers: bool
+
+    @property
+    def live_broker_ids(self) -> list[int]:
+        return [b.id for b in self.brokers if not b.fenced]
+
+
+@dataclass(frozen=True)
+class PartitionInfo:
+    partition: int
+    leader: int  # -1: no leader (unavailable)
+    replicas: list[int]
+    isr: list[int]
+    offline_replicas: list[int]
+
+    @property
+    def under_replicated(self) -> bool:
+        return len(self.isr) < len(self.replicas)
+
+
+class ConfigSource(Enum):
+    UNKNOWN = 0
+    DYNAMIC_TOPIC_CONFIG = 1
+    DYNAMIC_BROKER_CONFIG = 2
+    DYNAMIC_DEFAULT_BROKER_CONFIG = 3
+    STATIC_BROKER_CONFIG = 4
+    DEFAULT_CONFIG = 5
+    DYNAMIC_BROKER_LOGGER_CONFIG = 6
+    CLIENT_METRICS_CONFIG = 7
+    GROUP_CONFIG = 8
+
+    @property
+    def label(self) -> str:
+        return _SOURCE_LABELS[self]
+
+
+_SOURCE_LABELS = {
+    ConfigSource.UNKNOWN: "unknown",
+    ConfigSource.DYNAMIC_TOPIC_CONFIG: "topic override",
+    ConfigSource.DYNAMIC_BROKER_CONFIG: "broker (dynamic)",
+    ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG: "cluster default (dynamic)",
+    ConfigSource.STATIC_BROKER_CONFIG: "broker (server.properties)",
+    ConfigSource.DEFAULT_CONFIG: "Kafka default",
+    ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG: "broker logger",
+    ConfigSource.CLIENT_METRICS_CONFIG: "client metrics",
+    ConfigSource.GROUP_CONFIG: "group",
+}
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    name: str
+    value: str | None  # None for sensitive values
+    source: ConfigSource
+    read_only: bool = False
+    sensitive: bool = False
+
+    @property
+    def is_override(self) -> bool:
+        return self.source is ConfigSource.DYNAMIC_TOPIC_CONFIG
+
+
+@dataclass(frozen=True)
+class TopicDescription:
+    name: str
+    topic_id: str | None
+    internal: bool
+    partitions: list[PartitionInfo]
+    configs: dict[str, ConfigEntry] = field(default_factory=dict)
+
+    @property
+    def replication_factor(self) -> int:
+        return max((len(p.replicas) for p in self.partitions), default=0)
+
+    def min_insync_replicas(self) -> int | None:
+        entry = self.configs.get("min.insync.replicas")
+        return int(entry.value) if entry and entry.value else None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "topic": self.name,
+            "topic_id": self.topic_id,
+            "internal": self.internal,
+            "partitions": [
+                {
+                    "partition": p.partition,
+                    "leader": p.leader,
+                    "replicas": p.replicas,
+                    "isr": p.isr,
+                    "offline_replicas": p.offline_replicas,
+                }
+                for p in self.partitions
+            ],
+            "configs": {
+                name: {"value": c.value, "source": c.source.name, "read_only": c.read_only}
+                for name, c in sorted(self.configs.items())
+            },
+        }
