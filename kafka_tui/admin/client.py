@@ -129,10 +129,11 @@ class KafkaAdmin:
             await asyncio.wait_for(client.bootstrap(), s.request_timeout_ms / 1000)
         except (KafkaError, OSError, TimeoutError) as exc:
             await client.close()
+            reason = "no bootstrap server answered" if isinstance(exc, KafkaError) else exc
             raise ConnectionFailed(
-                f"Cannot connect to Kafka at {s.bootstrap_servers} "
-                f"({s.security_protocol}): {exc or type(exc).__name__}. Check the address, "
-                "that the brokers are up, and the security settings."
+                f"Cannot connect to Kafka at {s.bootstrap_servers} ({s.security_protocol}): "
+                f"{reason or 'timed out'}. Check the address, that the brokers are up, and "
+                "the security settings."
             ) from None
         self._client = client
 

@@ -1,0 +1,1 @@
+"""Headless sub-commands (kafka-topics.sh habits)."""

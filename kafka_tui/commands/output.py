@@ -1,0 +1,99 @@
+"""What the headless commands print: kafka-topics.sh-like text, or one JSON document."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from ..admin import ClusterInfo, TopicDescription, TopicResult
+
+
+def emit_json(document: Any) -> None:
+    json.dump(document, sys.stdout, indent=2)
+    sys.stdout.write("\n")
+
+
+def results(items: Sequence[TopicResult], as_json: bool) -> int:
+    """Print one line (or object) per topic; exit code 1 when any topic failed."""
+    if as_json:
+        emit_json([r.to_json() for r in items])
+    else:
+        for r in items:
+            if r.ok:
+                print(r.message)
+                if r.warning:
+                    print(f"WARNING: {r.warning}", file=sys.stderr)
+            else:
+                print(f"Error ({r.error}): {r.message}", file=sys.stderr)
+    return 0 if all(r.ok for r in items) else 1
+
+
+def cluster(info: ClusterInfo, as_json: bool) -> None:
+    if as_json:
+        emit_json(
+            {
+                "cluster_id": info.cluster_id,
+                "controller_id": info.controller_id,
+                "lists_fenced_brokers": info.lists_fenced_brokers,
+                "brokers": [
+                    {"id": b.id, "host": b.host, "port": b.port, "rack": b.rack, "fenced": b.fenced}
+                    for b in info.brokers
+                ],
+            }
+        )
+        return
+    print(f"Cluster id: {info.cluster_id}")
+    print(f"Controller: {info.controller_id if info.controller_id is not None else 'none'}")
+    for b in info.brokers:
+        state = "FENCED (offline)" if b.fenced else "online"
+        print(f"Broker {b.id}\t{b.host}:{b.port}\track: {b.rack or '-'}\t{state}")
+    if not info.lists_fenced_brokers:
+        print("(this cluster lists only live brokers; offline ones are not shown)")
+
+
+def topic_list(topics: Sequence[TopicDescription], as_json: bool) -> None:
+    if as_json:
+        emit_json(
+            [
+                {
+                    "topic": t.name,
+                    "partitions": len(t.partitions),
+                    "replication_factor": t.replication_factor,
+                    "internal": t.internal,
+                }
+                for t in topics
+            ]
+        )
+        return
+    for t in topics:
+        print(t.name)
+
+
+def _ids(ids: Sequence[int]) -> str:
+    return ",".join(map(str, ids))
+
+
+def describe(topics: Sequence[TopicDescription], as_json: bool, *, topic_lines_only: bool) -> None:
+    if as_json:
+        emit_json([t.to_json() for t in topics])
+        return
+    for t in topics:
+        overrides = ",".join(
+            f"{name}={c.value}" for name, c in sorted(t.configs.items()) if c.is_override
+        )
+        print(
+            f"Topic: {t.name}\tTopicId: {t.topic_id}\tPartitionCount: {len(t.partitions)}\t"
+            f"ReplicationFactor: {t.replication_factor}\tConfigs: {overrides}"
+            + ("\tInternal: true" if t.internal else "")
+        )
+        if topic_lines_only:
+            continue
+        for p in t.partitions:
+            offline = f"\tOffline: {_ids(p.offline_replicas)}" if p.offline_replicas else ""
+            leader = p.leader if p.leader >= 0 else "none"
+            print(
+                f"\tTopic: {t.name}\tPartition: {p.partition}\tLeader: {leader}\t"
+                f"Replicas: {_ids(p.replicas)}\tIsr: {_ids(p.isr)}{offline}"
+            )

@@ -1,0 +1,77 @@
+"""kafka-topics.sh / kafka-configs.sh argument formats."""
+
+from __future__ import annotations
+
+import re
+
+
+class UsageError(ValueError):
+    """A command-line value is malformed; the message says which and how it should look."""
+
+
+def _broker_id(token: str, where: str) -> int:
+    try:
+        return int(token)
+    except ValueError:
+        raise UsageError(f"{where}: '{token}' is not a broker id") from None
+
+
+def replica_lists(text: str) -> list[list[int]]:
+    """'1:2:3,2:3:1' -> [[1, 2, 3], [2, 3, 1]]: partitions by commas, replicas by colons."""
+    if not text.strip():
+        raise UsageError("--replica-assignment is empty; expected e.g. 1:2:3,2:3:1")
+    lists = []
+    for index, part in enumerate(text.split(",")):
+        where = f"--replica-assignment, partition entry {index}"
+        if not part.strip():
+            raise UsageError(f"{where} is empty")
+        lists.append([_broker_id(t.strip(), where) for t in part.split(":")])
+    return lists
+
+
+def replica_assignment(text: str) -> dict[int, list[int]]:
+    return dict(enumerate(replica_lists(text)))
+
+
+def config_pairs(items: list[str]) -> dict[str, str]:
+    """Repeated --config k=v (a value may contain '=')."""
+    configs: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--config '{item}' must look like key=value")
+        if key.strip() in configs:
+            raise UsageError(f"--config '{key.strip()}' is given twice")
+        configs[key.strip()] = value
+    return configs
+
+
+# kafka-configs.sh: k1=v1,k2=[a,b] (square brackets keep commas inside one value)
+_ADD_CONFIG = re.compile(r"\s*([^=,\s]+)\s*=\s*(\[[^\]]*\]|[^,]*)\s*(?:,|$)")
+
+
+def add_config(text: str) -> dict[str, str]:
+    configs: dict[str, str] = {}
+    pos = 0
+    while pos < len(text):
+        match = _ADD_CONFIG.match(text, pos)
+        if not match or match.end() == pos:
+            raise UsageError(
+                f"--add-config '{text}' must look like k1=v1,k2=[v2,v3] (bad part at "
+                f"'{text[pos:]}')"
+            )
+        key, value = match.group(1), match.group(2).strip()
+        if value.startswith("[") and value.endswith("]"):
+            value = value[1:-1]
+        if key in configs:
+            raise UsageError(f"--add-config names '{key}' twice")
+        configs[key] = value
+        pos = match.end()
+    return configs
+
+
+def delete_config(text: str) -> list[str]:
+    keys = [k.strip() for k in text.split(",")]
+    if not all(keys):
+        raise UsageError(f"--delete-config '{text}' must look like k1,k2")
+    return keys

@@ -1,0 +1,268 @@
+"""`kafka-tui cluster ...` and `kafka-tui topics ...`: the admin layer from a shell."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+
+from ..admin import (
+    ConfigChange,
+    ConfigOp,
+    KafkaAdmin,
+    NewPartitions,
+    ReadOnlyProfile,
+    TopicDescription,
+    TopicResult,
+    TopicSpec,
+)
+from ..config import Profile
+from . import output, parsing
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    cluster = commands.add_parser("cluster", help="the cluster: id, controller, brokers")
+    cluster_actions = cluster.add_subparsers(dest="action", required=True, metavar="ACTION")
+    cluster_actions.add_parser("describe", help="cluster id, controller, brokers and racks")
+
+    topics = commands.add_parser("topics", help="list, describe, create, alter, delete topics")
+    actions = topics.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="topic names")
+    listing.add_argument("--exclude-internal", action="store_true")
+
+    describe = actions.add_parser("describe", help="partitions, leaders, replicas, ISR, configs")
+    describe.add_argument("topics", nargs="*", metavar="TOPIC", help="default: every topic")
+    describe.add_argument("--exclude-internal", action="store_true")
+    for flag in (
+        "--under-replicated-partitions",
+        "--under-min-isr-partitions",
+        "--at-min-isr-partitions",
+        "--unavailable-partitions",
+        "--topics-with-overrides",
+    ):
+        describe.add_argument(flag, action="store_true")
+
+    create = actions.add_parser("create", help="create topics (a batch; each gets its result)")
+    create.add_argument("topics", nargs="+", metavar="TOPIC")
+    create.add_argument("--partitions", type=int, help="default: the broker's num.partitions")
+    create.add_argument(
+        "--replication-factor", type=int, help="default: the broker's default.replication.factor"
+    )
+    create.add_argument("--replica-assignment", help="e.g. 1:2:3,2:3:1 (first = preferred leader)")
+    create.add_argument("--config", action="append", default=[], metavar="KEY=VALUE")
+    create.add_argument("--if-not-exists", action="store_true")
+    _change_flags(create)
+
+    alter = actions.add_parser("alter", help="increase the partition count (KIP-195)")
+    alter.add_argument("topics", nargs=1, metavar="TOPIC")
+    alter.add_argument("--partitions", type=int, required=True, help="the new total")
+    alter.add_argument("--replica-assignment", help="for the NEW partitions only, e.g. 3:1,1:2")
+    _change_flags(alter)
+
+    delete = actions.add_parser("delete", help="delete topics (asks first on a terminal)")
+    delete.add_argument("topics", nargs="+", metavar="TOPIC")
+    delete.add_argument("--if-exists", action="store_true")
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    delete.add_argument("--timeout-ms", type=int, default=30_000)
+
+    configs = actions.add_parser("configs", help="show, set or delete a topic's config overrides")
+    configs.add_argument("topics", nargs=1, metavar="TOPIC")
+    configs.add_argument("--add-config", metavar="K=V,...", help="e.g. retention.ms=1000")
+    configs.add_argument("--delete-config", metavar="K,...")
+    configs.add_argument("--validate-only", action="store_true")
+
+
+def _change_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--validate-only", action="store_true", help="check, change nothing")
+    parser.add_argument(
+        "--timeout-ms",
+        type=int,
+        default=30_000,
+        help="wait until every partition has a leader (<= 0: return once accepted)",
+    )
+
+
+def _changes_something(args: argparse.Namespace) -> bool:
+    if args.command != "topics" or args.action in ("list", "describe"):
+        return False
+    if args.action == "configs":
+        return bool(args.add_config or args.delete_config) and not args.validate_only
+    return not getattr(args, "validate_only", False)
+
+
+async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> int:
+    """Run one command; returns the exit code (0 all ok, 1 some topic failed)."""
+    as_json = args.output == "json"
+    if profile.read_only and _changes_something(args):
+        raise ReadOnlyProfile(profile.name)
+    if args.command == "cluster":
+        output.cluster(await admin.describe_cluster(), as_json)
+        return 0
+    match args.action:
+        case "list":
+            topics = await admin.list_topics()
+            output.topic_list(
+                [t for t in topics if not (args.exclude_internal and t.internal)], as_json
+            )
+            return 0
+        case "describe":
+            return await _describe(args, admin, as_json)
+        case "create":
+            return output.results(await _create(args, admin), as_json)
+        case "alter":
+            return output.results(await _alter(args, admin), as_json)
+        case "delete":
+            return await _delete(args, admin, as_json)
+        case "configs":
+            return await _configs(args, admin, as_json)
+    raise parsing.UsageError(f"unknown action {args.action}")
+
+
+async def _describe(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
+    found, errors = await admin.describe_topics(args.topics or None)
+    topics = [t for t in found if not (args.exclude_internal and t.internal)]
+    live: set[int] | None = None
+    if args.unavailable_partitions:
+        live = set((await admin.describe_cluster()).live_broker_ids)
+    if args.topics_with_overrides:
+        topics = [t for t in topics if any(c.is_override for c in t.configs.values())]
+    elif any(
+        (
+            args.under_replicated_partitions,
+            args.under_min_isr_partitions,
+            args.at_min_isr_partitions,
+            args.unavailable_partitions,
+        )
+    ):
+        topics = [t for t in (_filter_partitions(t, args, live) for t in topics) if t.partitions]
+    output.describe(topics, as_json, topic_lines_only=args.topics_with_overrides)
+    for e in errors:
+        print(f"Error ({e.error}): {e.message}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _filter_partitions(
+    topic: TopicDescription, args: argparse.Namespace, live: set[int] | None
+) -> TopicDescription:
+    min_isr = topic.min_insync_replicas() or 1
+    keep = []
+    for p in topic.partitions:
+        if (
+            (args.under_replicated_partitions and p.under_replicated)
+            or (args.under_min_isr_partitions and len(p.isr) < min_isr)
+            or (args.at_min_isr_partitions and len(p.isr) == min_isr)
+            or (
+                args.unavailable_partitions
+                and (p.leader < 0 or (live is not None and p.leader not in live))
+            )
+        ):
+            keep.append(p)
+    return replace(topic, partitions=keep)
+
+
+async def _create(args: argparse.Namespace, admin: KafkaAdmin) -> list[TopicResult]:
+    assignment = (
+        parsing.replica_assignment(args.replica_assignment) if args.replica_assignment else None
+    )
+    configs = parsing.config_pairs(args.config)
+    specs = [
+        TopicSpec(
+            name=name,
+            partitions=args.partitions,
+            replication_factor=args.replication_factor,
+            assignment=assignment,
+            configs=configs,
+        )
+        for name in args.topics
+    ]
+    results = await admin.create_topics(
+        specs, timeout_ms=args.timeout_ms, validate_only=args.validate_only
+    )
+    if args.if_not_exists:
+        results = [
+            replace(r, ok=True, error=None, message=f"Topic '{r.topic}' already exists; skipped.")
+            if r.error == "TOPIC_ALREADY_EXISTS"
+            else r
+            for r in results
+        ]
+    return results
+
+
+async def _alter(args: argparse.Namespace, admin: KafkaAdmin) -> list[TopicResult]:
+    lists = parsing.replica_lists(args.replica_assignment) if args.replica_assignment else None
+    request = NewPartitions(args.topics[0], args.partitions, lists)
+    return await admin.create_partitions(
+        [request], timeout_ms=args.timeout_ms, validate_only=args.validate_only
+    )
+
+
+def _confirm_deletion(names: list[str]) -> bool:
+    """On a terminal, the operator types the topic name (or the count, for several)."""
+    expected = names[0] if len(names) == 1 else str(len(names))
+    what = f"topic '{names[0]}'" if len(names) == 1 else f"{len(names)} topics: {', '.join(names)}"
+    prompt = "its name" if len(names) == 1 else "their number"
+    print(f"About to delete {what}. This cannot be undone.", file=sys.stderr)
+    try:
+        answer = input(f"Type {prompt} ({expected}) to confirm: ")
+    except EOFError:
+        return False
+    return answer.strip() == expected
+
+
+async def _delete(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
+    names = list(dict.fromkeys(args.topics))
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise parsing.UsageError(
+                "refusing to delete without confirmation: not a terminal; pass --yes"
+            )
+        if not _confirm_deletion(names):
+            print("Nothing deleted: the confirmation did not match.", file=sys.stderr)
+            return 1
+    results = await admin.delete_topics(names, timeout_ms=args.timeout_ms)
+    if args.if_exists:
+        results = [
+            replace(r, ok=True, error=None, message=f"Topic '{r.topic}' does not exist; skipped.")
+            if r.error == "UNKNOWN_TOPIC_OR_PARTITION"
+            else r
+            for r in results
+        ]
+    return output.results(results, as_json)
+
+
+async def _configs(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
+    topic = args.topics[0]
+    changes = [
+        ConfigChange(k, ConfigOp.SET, v)
+        for k, v in (parsing.add_config(args.add_config) if args.add_config else {}).items()
+    ]
+    changes += [
+        ConfigChange(k, ConfigOp.DELETE)
+        for k in (parsing.delete_config(args.delete_config) if args.delete_config else [])
+    ]
+    if changes:
+        results = await admin.alter_topic_configs(
+            {topic: changes}, validate_only=args.validate_only
+        )
+        return output.results(results, as_json)
+    found, errors = await admin.describe_topics([topic])
+    if errors:
+        return output.results(errors, as_json)
+    entries = found[0].configs
+    if as_json:
+        output.emit_json(
+            [
+                {
+                    "topic": topic,
+                    "name": c.name,
+                    "value": c.value,
+                    "source": c.source.name,
+                    "override": c.is_override,
+                }
+                for c in sorted(entries.values(), key=lambda c: c.name)
+            ]
+        )
+    else:
+        for c in sorted(entries.values(), key=lambda c: (not c.is_override, c.name)):
+            print(f"{c.name}={c.value if c.value is not None else '(sensitive)'}\t{c.source.label}")
+    return 0

@@ -1,0 +1,207 @@
+"""Cluster profiles from a TOML file, validated strictly; secrets come from environment variables.
+
+A bad file is a ConfigError whose message names the file, the profile and the key, so the
+CLI can print one line and exit 2. Secret values are never stored in the file, never logged.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_args
+
+from .admin.model import ConnectionSettings, SaslMechanism, SecurityProtocol
+
+
+class ConfigError(Exception):
+    """The config file or the command line's connection options are unusable."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    connection: ConnectionSettings
+    zookeeper_connect: str | None = None
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
+class Settings:
+    profiles: dict[str, Profile]
+    default_profile: str | None = None
+    key_bindings: dict[str, str] = field(default_factory=dict)
+    source: Path | None = None
+
+
+_PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
+    "bootstrap_servers": (str, list),
+    "client_id": str,
+    "request_timeout_ms": int,
+    "security_protocol": str,
+    "sasl_mechanism": str,
+    "sasl_username": str,
+    "sasl_password_env": str,
+    "ssl_cafile": str,
+    "ssl_certfile": str,
+    "ssl_keyfile": str,
+    "ssl_password_env": str,
+    "ssl_check_hostname": bool,
+    "zookeeper_connect": str,
+    "read_only": bool,
+}
+_TOP_KEYS = {"default_profile", "profiles", "keys"}
+
+
+def default_config_path() -> Path:
+    env = os.environ.get("KAFKA_TUI_CONFIG")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    return base / "kafka-tui" / "config.toml"
+
+
+def load_settings(path: Path | None, *, required: bool = False) -> Settings:
+    """Read `path` (or the default location). A missing default file means no profiles."""
+    target = path or default_config_path()
+    if not target.exists():
+        if required or path is not None:
+            raise ConfigError(f"config file {target} does not exist")
+        return Settings(profiles={})
+    try:
+        data = tomllib.loads(target.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{target}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{target}: cannot be read: {exc.strerror}") from None
+    return parse_settings(data, target)
+
+
+def parse_settings(data: dict[str, Any], source: Path | None = None) -> Settings:
+    where = str(source) if source else "config"
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown top-level key(s) {sorted(unknown)}; expected {sorted(_TOP_KEYS)}"
+        )
+    raw_profiles = data.get("profiles", {})
+    if not isinstance(raw_profiles, dict):
+        raise ConfigError(f"{where}: [profiles] must be a table of profiles")
+    profiles = {name: _parse_profile(name, body, where) for name, body in raw_profiles.items()}
+    default = data.get("default_profile")
+    if default is not None and default not in profiles:
+        raise ConfigError(
+            f"{where}: default_profile '{default}' is not one of the profiles {sorted(profiles)}"
+        )
+    keys = data.get("keys", {})
+    if not isinstance(keys, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in keys.items()
+    ):
+        raise ConfigError(f'{where}: [keys] maps action ids to keys, e.g. refresh = "f5"')
+    return Settings(profiles, default, dict(keys), source)
+
+
+def _parse_profile(name: str, body: object, where: str) -> Profile:
+    at = f"{where}: profile '{name}'"
+    if not isinstance(body, dict):
+        raise ConfigError(f"{at} must be a table")
+    unknown = set(body) - set(_PROFILE_KEYS)
+    if unknown:
+        raise ConfigError(f"{at}: unknown key(s) {sorted(unknown)}; known: {sorted(_PROFILE_KEYS)}")
+    for key, expected in _PROFILE_KEYS.items():
+        if key in body and not isinstance(body[key], expected):
+            kind = expected.__name__ if isinstance(expected, type) else "string or list"
+            raise ConfigError(f"{at}: '{key}' must be a {kind}")
+    servers = body.get("bootstrap_servers")
+    if not servers:
+        raise ConfigError(f"{at}: 'bootstrap_servers' is required")
+    if isinstance(servers, list):
+        servers = ",".join(str(s) for s in servers)
+    protocol = body.get("security_protocol", "PLAINTEXT")
+    if protocol not in get_args(SecurityProtocol):
+        raise ConfigError(
+            f"{at}: security_protocol must be one of {list(get_args(SecurityProtocol))}"
+        )
+    mechanism = body.get("sasl_mechanism")
+    if mechanism is not None and mechanism not in get_args(SaslMechanism):
+        raise ConfigError(f"{at}: sasl_mechanism must be one of {list(get_args(SaslMechanism))}")
+    if protocol.startswith("SASL") and not body.get("sasl_username"):
+        raise ConfigError(f"{at}: {protocol} needs 'sasl_username' and 'sasl_password_env'")
+    timeout = body.get("request_timeout_ms", 30_000)
+    if timeout <= 0:
+        raise ConfigError(f"{at}: request_timeout_ms must be positive")
+    connection = ConnectionSettings(
+        bootstrap_servers=servers,
+        client_id=body.get("client_id", "kafka-tui"),
+        request_timeout_ms=timeout,
+        security_protocol=protocol,
+        sasl_mechanism=mechanism or ("PLAIN" if protocol.startswith("SASL") else None),
+        sasl_username=body.get("sasl_username"),
+        sasl_password=_secret(body, "sasl_password_env", at),
+        ssl_cafile=_existing_file(body, "ssl_cafile", at),
+        ssl_certfile=_existing_file(body, "ssl_certfile", at),
+        ssl_keyfile=_existing_file(body, "ssl_keyfile", at),
+        ssl_password=_secret(body, "ssl_password_env", at),
+        ssl_check_hostname=body.get("ssl_check_hostname", True),
+    )
+    return Profile(name, connection, body.get("zookeeper_connect"), body.get("read_only", False))
+
+
+def _secret(body: dict[str, Any], key: str, at: str) -> str | None:
+    variable = body.get(key)
+    if variable is None:
+        return None
+    value = os.environ.get(variable)
+    if value is None:
+        raise ConfigError(f"{at}: environment variable {variable} (named by '{key}') is not set")
+    return value
+
+
+def _existing_file(body: dict[str, Any], key: str, at: str) -> str | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    path = Path(value).expanduser()
+    if not path.is_file():
+        raise ConfigError(f"{at}: '{key}' file {path} does not exist")
+    return str(path)
+
+
+def resolve_profile(
+    settings: Settings, *, profile: str | None, bootstrap_server: str | None
+) -> Profile:
+    """The profile a command runs against: --bootstrap-server wins, then --profile, then the
+    file's default_profile, then the only profile there is."""
+    if bootstrap_server:
+        base = settings.profiles.get(profile) if profile else None
+        if profile and base is None:
+            raise ConfigError(_no_such_profile(settings, profile))
+        if base is None:
+            return Profile("(command line)", ConnectionSettings(bootstrap_server))
+        connection = ConnectionSettings(
+            **{**base.connection.__dict__, "bootstrap_servers": bootstrap_server}
+        )
+        return Profile(base.name, connection, base.zookeeper_connect, base.read_only)
+    name = profile or settings.default_profile
+    if name is None and len(settings.profiles) == 1:
+        name = next(iter(settings.profiles))
+    if name is None:
+        if settings.profiles:
+            raise ConfigError(
+                f"several profiles exist ({', '.join(sorted(settings.profiles))}); choose one "
+                "with --profile or set default_profile"
+            )
+        raise ConfigError(
+            "no cluster given: pass --bootstrap-server HOST:PORT, or --profile NAME with a "
+            f"config file (default {default_config_path()})"
+        )
+    if name not in settings.profiles:
+        raise ConfigError(_no_such_profile(settings, name))
+    return settings.profiles[name]
+
+
+def _no_such_profile(settings: Settings, name: str) -> str:
+    known = ", ".join(sorted(settings.profiles)) or "none"
+    return f"no profile '{name}' (profiles: {known})"
