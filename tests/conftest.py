@@ -6,12 +6,15 @@ Set KAFKA_TUI_TEST_KEEP_CLUSTERS=1 to leave them running after the run for inspe
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin
 from kafka_tui.devcluster import DevCluster, Mode
 
 
@@ -54,3 +57,28 @@ def zk_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 def cluster(request: pytest.FixtureRequest) -> Cluster:
     """Each test that takes `cluster` runs against both real clusters."""
     return request.getfixturevalue(f"{request.param}_cluster")  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def topic_name(request: pytest.FixtureRequest) -> Callable[[str], str]:
+    """Unique topic names per test, so tests never see each other's topics."""
+    stem = re.sub(r"[^a-zA-Z0-9-]", "-", request.node.name)[:60]
+
+    def make(suffix: str = "t") -> str:
+        return f"{stem}-{suffix}-{uuid.uuid4().hex[:6]}"
+
+    return make
+
+
+@pytest.fixture
+async def admin(cluster: Cluster) -> AsyncIterator[KafkaAdmin]:
+    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as client:
+        yield client
+
+
+@pytest.fixture
+async def raw_admin(cluster: Cluster) -> AsyncIterator[KafkaAdmin]:
+    """Sends requests unchecked, to see what the broker itself answers."""
+    settings = ConnectionSettings(cluster.bootstrap_servers)
+    async with KafkaAdmin(settings, client_side_validation=False) as client:
+        yield client

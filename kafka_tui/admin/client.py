@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from aiokafka.client import AIOKafkaClient
@@ -208,9 +208,19 @@ class KafkaAdmin:
             lists_fenced_brokers="is_fenced" in (response["brokers"] or [{}])[0],
         )
 
-    async def _metadata(self, topics: Sequence[str] | None) -> dict[str, Any]:
+    async def _metadata(
+        self, topics: Sequence[str] | None, node_id: int | None = None
+    ) -> dict[str, Any]:
         request = protocol.MetadataRequest(None if topics is None else list(topics))
-        return (await self._send(request)).to_object()  # type: ignore[no-any-return]
+        return (await self._send(request, node_id)).to_object()  # type: ignore[no-any-return]
+
+    async def _metadata_everywhere(self, topics: Sequence[str]) -> list[dict[str, Any]]:
+        """The same Metadata request to every live broker: a change is visible to clients only
+        once each broker has it (ZooKeeper-mode brokers learn of it one by one)."""
+        nodes = sorted(b.nodeId for b in self.client.cluster.brokers())
+        if not nodes:
+            return [await self._metadata(topics)]
+        return list(await asyncio.gather(*(self._metadata(topics, n) for n in nodes)))
 
     @staticmethod
     def _description(topic: dict[str, Any]) -> TopicDescription:
@@ -292,19 +302,22 @@ class KafkaAdmin:
     # -- waiting for the cluster to show a change -----------------------------------------------
 
     async def _leaders_ready(
-        self, topics: Iterable[str], min_partitions: dict[str, int]
+        self, topics: Sequence[str], min_partitions: dict[str, int]
     ) -> set[str]:
-        """Those of `topics` whose partitions (at least the expected count) all have leaders."""
-        metadata = await self._metadata(list(topics))
-        ready = set()
-        for t in metadata["topics"]:
-            parts = t["partitions"]
-            if (
-                not t["error_code"]
-                and len(parts) >= min_partitions.get(t["name"], 1)
-                and all(p["leader_id"] >= 0 for p in parts)
-            ):
-                ready.add(t["name"])
+        """Those of `topics` whose partitions (at least the expected count) all have leaders,
+        as every live broker sees them."""
+        ready = set(topics)
+        for metadata in await self._metadata_everywhere(topics):
+            seen = set()
+            for t in metadata["topics"]:
+                parts = t["partitions"]
+                if (
+                    not t["error_code"]
+                    and len(parts) >= min_partitions.get(t["name"], 1)
+                    and all(p["leader_id"] >= 0 for p in parts)
+                ):
+                    seen.add(t["name"])
+            ready &= seen
         return ready
 
     async def _wait_for_leaders(self, expected: dict[str, int], deadline: float) -> set[str]:
@@ -428,6 +441,13 @@ class KafkaAdmin:
                 refused[i] = _failed(err, name)
         return refused
 
+    def _broker_timeout(self, timeout_ms: int) -> int:
+        """The TimeoutMs sent to the broker. KIP-4 says timeout <= 0 only triggers the change,
+        and ZooKeeper-mode brokers do that, but a KRaft 4.x controller drops an operation
+        whose deadline has already passed, creating nothing. So "return once accepted" sends
+        the request timeout instead and skips the wait for leaders."""
+        return timeout_ms if timeout_ms > 0 else self.settings.request_timeout_ms
+
     # -- create topics -------------------------------------------------------------------------
 
     async def create_topics(
@@ -442,7 +462,9 @@ class KafkaAdmin:
             answers.update(
                 await self._to_controller(
                     lambda items: protocol.CreateTopicsRequest(
-                        [_creatable(s) for s in items], max(timeout_ms, 0), validate_only
+                        [_creatable(s) for s in items],
+                        self._broker_timeout(timeout_ms),
+                        validate_only,
                     ),
                     chunk,
                     lambda s: s.name,
@@ -522,7 +544,7 @@ class KafkaAdmin:
             await self._to_controller(
                 lambda items: protocol.CreatePartitionsRequest(
                     [(r.topic, r.total, r.assignment) for r in items],
-                    max(timeout_ms, 0),
+                    self._broker_timeout(timeout_ms),
                     validate_only,
                 ),
                 to_send,
@@ -579,7 +601,9 @@ class KafkaAdmin:
         started = time.monotonic()
         answers = (
             await self._to_controller(
-                lambda items: protocol.DeleteTopicsRequest(list(items), max(timeout_ms, 0)),
+                lambda items: protocol.DeleteTopicsRequest(
+                    list(items), self._broker_timeout(timeout_ms)
+                ),
                 to_send,
                 lambda n: n,
                 lambda resp: resp["responses"],
@@ -607,10 +631,12 @@ class KafkaAdmin:
 
         async def check() -> bool | None:
             if pending:
-                metadata = await self._metadata(sorted(pending))
-                pending.intersection_update(
-                    t["name"] for t in metadata["topics"] if t["error_code"] != UNKNOWN_TOPIC
-                )
+                still_listed = set()
+                for metadata in await self._metadata_everywhere(sorted(pending)):
+                    still_listed.update(
+                        t["name"] for t in metadata["topics"] if t["error_code"] != UNKNOWN_TOPIC
+                    )
+                pending.intersection_update(still_listed)
             return True if not pending else None
 
         await poll_until(check, deadline)
@@ -709,14 +735,12 @@ class KafkaAdmin:
 
 
 def _creatable(spec: TopicSpec) -> protocol.CreatableTopic:
+    # -1 asks for the broker's default (or, with an assignment, its size). A spec with both
+    # counts and an assignment is sent as given, for the broker to refuse.
     return protocol.CreatableTopic(
         name=spec.name,
-        num_partitions=-1
-        if spec.assignment is not None or spec.partitions is None
-        else spec.partitions,
-        replication_factor=-1
-        if spec.assignment is not None or spec.replication_factor is None
-        else spec.replication_factor,
+        num_partitions=-1 if spec.partitions is None else spec.partitions,
+        replication_factor=-1 if spec.replication_factor is None else spec.replication_factor,
         assignments=dict(spec.assignment or {}),
         configs=dict(spec.configs),
     )

@@ -1,0 +1,180 @@
+"""CreateTopics (KIP-4) against both real clusters: batches, validation, timeouts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from kafka_tui.admin import KafkaAdmin, TopicSpec
+from kafka_tui.admin.validation import COLLISION_WARNING
+
+from .conftest import Cluster
+
+Names = Callable[[str], str]
+
+
+async def test_a_batch_reports_each_topic_and_one_failure_hides_nothing(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    good1, good2, taken = topic_name("a"), topic_name("b"), topic_name("taken")
+    assert (await admin.create_topics([TopicSpec(taken, 1, 1)]))[0].ok
+    results = await admin.create_topics(
+        [
+            TopicSpec(good1, 3, 3, configs={"retention.ms": "60000"}),
+            TopicSpec(taken, 1, 1),
+            TopicSpec(good2, assignment={0: [1, 2], 1: [2, 3], 2: [3, 1]}),
+            TopicSpec("no spaces allowed", 1, 1),
+        ]
+    )
+    assert [(r.topic, r.ok, r.error) for r in results] == [
+        (good1, True, None),
+        (taken, False, "TOPIC_ALREADY_EXISTS"),
+        (good2, True, None),
+        ("no spaces allowed", False, "INVALID_TOPIC_EXCEPTION"),
+    ]
+    assert results[0].partitions == 3 and results[0].replication_factor == 3
+    assert results[0].topic_id
+    assert f"'{taken}' already exists" in results[1].message
+    found, errors = await admin.describe_topics([good1, good2])
+    assert errors == []
+    by_name = {t.name: t for t in found}
+    assert by_name[good1].configs["retention.ms"].value == "60000"
+    assert by_name[good1].configs["retention.ms"].is_override
+    assert [p.replicas for p in by_name[good2].partitions] == [[1, 2], [2, 3], [3, 1]]
+    # timeout > 0: the call returned only once every partition had a leader.
+    assert all(p.leader >= 0 for t in found for p in t.partitions)
+
+
+async def test_validate_only_checks_and_creates_nothing(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = topic_name()
+    results = await admin.create_topics([TopicSpec(name, 2, 2)], validate_only=True)
+    assert results[0].ok and "would be created" in results[0].message
+    too_big = await admin.create_topics([TopicSpec(topic_name(), 1, 9)], validate_only=True)
+    assert too_big[0].error == "INVALID_REPLICATION_FACTOR"
+    found, errors = await admin.describe_topics([name])
+    assert found == [] and [e.error for e in errors] == ["UNKNOWN_TOPIC_OR_PARTITION"]
+
+
+async def test_broker_defaults_apply_when_partitions_and_rf_are_left_out(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = topic_name()
+    result = (await admin.create_topics([TopicSpec(name)]))[0]
+    # Kafka's production defaults: num.partitions=1, default.replication.factor=1.
+    assert (result.ok, result.partitions, result.replication_factor) == (True, 1, 1)
+
+
+async def test_zero_timeout_returns_once_accepted_and_check_again_finds_the_topic(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = topic_name()
+    result = (await admin.create_topics([TopicSpec(name, 6, 3)], timeout_ms=0))[0]
+    assert result.ok
+    import time
+
+    from kafka_tui.admin.client import poll_until
+
+    async def exists() -> bool | None:
+        return True if (await admin.check_topics([name]))[0].ok else None
+
+    assert await poll_until(exists, time.monotonic() + 30)
+    checked = (await admin.check_topics([name]))[0]
+    assert checked.partitions == 6 and checked.replication_factor == 3
+
+
+async def test_the_same_topic_twice_is_invalid_request_for_that_topic_only(
+    admin: KafkaAdmin, raw_admin: KafkaAdmin, topic_name: Names
+) -> None:
+    twice, once = topic_name("twice"), topic_name("once")
+    specs = [TopicSpec(twice, 1, 1), TopicSpec(once, 1, 1), TopicSpec(twice, 2, 1)]
+    ours = await admin.create_topics(specs, validate_only=True)
+    assert [(r.topic, r.error) for r in ours] == [
+        (twice, "INVALID_REQUEST"),
+        (once, None),
+        (twice, "INVALID_REQUEST"),
+    ]
+    broker = await raw_admin.create_topics(specs, validate_only=True)
+    assert [r.error for r in broker] == [r.error for r in ours]
+
+
+INVALID_SPECS = [
+    (TopicSpec("", 1, 1), "INVALID_TOPIC_EXCEPTION"),
+    (TopicSpec(".", 1, 1), "INVALID_TOPIC_EXCEPTION"),
+    (TopicSpec("..", 1, 1), "INVALID_TOPIC_EXCEPTION"),
+    (TopicSpec("x" * 250, 1, 1), "INVALID_TOPIC_EXCEPTION"),
+    (TopicSpec("bad/name", 1, 1), "INVALID_TOPIC_EXCEPTION"),
+    (TopicSpec("v-both", 2, 1, assignment={0: [1]}), "INVALID_REQUEST"),
+    (TopicSpec("v-zero-partitions", 0, 1), "INVALID_PARTITIONS"),
+    (TopicSpec("v-negative-rf", 1, -3), "INVALID_REPLICATION_FACTOR"),
+    (TopicSpec("v-zero-rf", 1, 0), "INVALID_REPLICATION_FACTOR"),
+    (TopicSpec("v-dup-broker", assignment={0: [1, 1]}), "INVALID_REPLICA_ASSIGNMENT"),
+    (TopicSpec("v-uneven", assignment={0: [1, 2], 1: [2]}), "INVALID_REPLICA_ASSIGNMENT"),
+    (TopicSpec("v-gap", assignment={0: [1], 2: [2]}), "INVALID_REPLICA_ASSIGNMENT"),
+    (TopicSpec("v-empty-list", assignment={0: []}), "INVALID_REPLICA_ASSIGNMENT"),
+]
+# Where a broker's own verdict differs from Kafka's rule, the client-side check is what
+# protects the operator. ZooKeeper-mode 3.9 accepts an empty replica list in validate-only
+# mode ("would be created with replication factor 0").
+BROKER_ACCEPTS = {("zk", "v-empty-list")}
+
+
+@pytest.mark.parametrize(("spec", "error"), INVALID_SPECS, ids=lambda v: getattr(v, "name", v)[:20])
+async def test_client_side_validation_gives_the_brokers_verdict(
+    spec: TopicSpec, error: str, admin: KafkaAdmin, raw_admin: KafkaAdmin, cluster: Cluster
+) -> None:
+    ours = (await admin.create_topics([spec], validate_only=True))[0]
+    assert (ours.ok, ours.error) == (False, error)
+    assert "Kafka would say" in ours.message
+    broker = (await raw_admin.create_topics([spec], validate_only=True))[0]
+    if (cluster.mode, spec.name) in BROKER_ACCEPTS:
+        assert broker.ok, "the broker now refuses it: drop the BROKER_ACCEPTS entry"
+    else:
+        assert (broker.ok, broker.error) == (False, error), broker.message
+
+
+async def test_an_assignment_naming_an_unknown_broker_is_refused_by_kraft(
+    kraft_cluster: Cluster, topic_name: Names
+) -> None:
+    from kafka_tui.admin import ConnectionSettings
+
+    async with KafkaAdmin(ConnectionSettings(kraft_cluster.bootstrap_servers)) as admin:
+        result = (await admin.create_topics([TopicSpec(topic_name(), assignment={0: [1, 42]})]))[0]
+    assert result.error == "INVALID_REPLICA_ASSIGNMENT"
+    assert "42" in result.message
+
+
+async def test_a_name_mixing_period_and_underscore_is_created_with_a_warning(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = topic_name().replace("-", "_") + ".x"
+    result = (await admin.create_topics([TopicSpec(name, 1, 1)]))[0]
+    assert result.ok and result.warning == COLLISION_WARNING
+    colliding = name.replace(".", "_")
+    clash = (await admin.create_topics([TopicSpec(colliding, 1, 1)]))[0]
+    assert clash.error == "INVALID_TOPIC_EXCEPTION" and "collides" in clash.message
+
+
+async def test_describing_a_missing_topic_never_creates_it(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    # Both clusters run with Kafka's default auto.create.topics.enable=true.
+    name = topic_name("ghost")
+    for _ in range(3):
+        found, errors = await admin.describe_topics([name])
+        assert found == [] and errors[0].error == "UNKNOWN_TOPIC_OR_PARTITION"
+    assert name not in {t.name for t in await admin.list_topics()}
+
+
+async def test_large_batches_go_in_as_few_requests_as_the_controller_allows(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    from kafka_tui.admin.client import MAX_RECORDS_PER_REQUEST, _chunks, _create_cost
+
+    specs = [TopicSpec(f"{topic_name()}-{i}", 3, 1) for i in range(3000)]
+    chunks = _chunks(specs, _create_cost)
+    assert len(chunks) == -(-sum(map(_create_cost, specs)) // MAX_RECORDS_PER_REQUEST)
+    results = await admin.create_topics(specs, validate_only=True)
+    assert all(r.ok for r in results), [r for r in results if not r.ok][:3]
