@@ -50,6 +50,10 @@ NOT_CONTROLLER = 41
 # (QuorumController's MAX_RECORDS_PER_USER_OP); a topic costs 1 + partitions + configs.
 MAX_RECORDS_PER_REQUEST = 10_000
 _NOT_CONTROLLER_RETRIES = 3
+# Refused for deletion even before they exist (Kafka creates some of them on first use).
+KNOWN_INTERNAL_TOPICS = frozenset(
+    {"__consumer_offsets", "__transaction_state", "__share_group_state", "__remote_log_metadata"}
+)
 
 
 def _failed(err: AdminError, topic: str) -> TopicResult:
@@ -584,6 +588,7 @@ class KafkaAdmin:
         if not allow_internal:
             metadata = await self._metadata(list(dict.fromkeys(names)))
             internal = {t["name"] for t in metadata["topics"] if t["is_internal"]}
+            internal |= KNOWN_INTERNAL_TOPICS.intersection(names)
 
         refused = self._validated(list(names), lambda i: validation.check_name(names[i]), "delete")
         for i, name in enumerate(names):

@@ -1,0 +1,230 @@
+"""CreatePartitions (KIP-195), DeleteTopics and IncrementalAlterConfigs on both clusters."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from kafka_tui.admin import (
+    ConfigChange,
+    ConfigOp,
+    ConfigSource,
+    ConnectionSettings,
+    KafkaAdmin,
+    NewPartitions,
+    TopicSpec,
+)
+
+from .conftest import Cluster
+
+Names = Callable[[str], str]
+
+
+async def _topic(admin: KafkaAdmin, name: str, partitions: int = 2, rf: int = 2) -> str:
+    result = (await admin.create_topics([TopicSpec(name, partitions, rf)]))[0]
+    assert result.ok, result.message
+    return name
+
+
+async def test_partitions_grow_with_and_without_assignments(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    plain, placed = await _topic(admin, topic_name("a")), await _topic(admin, topic_name("b"))
+    results = await admin.create_partitions(
+        [NewPartitions(plain, 4), NewPartitions(placed, 4, [[3, 1], [1, 2]])]
+    )
+    assert [r.ok for r in results] == [True, True], [r.message for r in results]
+    found, _ = await admin.describe_topics([plain, placed], configs=False)
+    assert [len(t.partitions) for t in found] == [4, 4]
+    assert [p.replicas for p in found[1].partitions[2:]] == [[3, 1], [1, 2]]
+    assert all(p.leader >= 0 for t in found for p in t.partitions)
+
+
+async def test_validate_only_increase_changes_nothing(admin: KafkaAdmin, topic_name: Names) -> None:
+    name = await _topic(admin, topic_name())
+    result = (await admin.create_partitions([NewPartitions(name, 5)], validate_only=True))[0]
+    assert result.ok and "would have 5" in result.message
+    found, _ = await admin.describe_topics([name], configs=False)
+    assert len(found[0].partitions) == 2
+
+
+BAD_INCREASES: list[tuple[Callable[[str], NewPartitions], str]] = [
+    (lambda t: NewPartitions(t, 2), "INVALID_PARTITIONS"),
+    (lambda t: NewPartitions(t, 1), "INVALID_PARTITIONS"),
+    (lambda t: NewPartitions(t, 4, [[1, 2]]), "INVALID_REPLICA_ASSIGNMENT"),
+    (lambda t: NewPartitions(t, 3, [[1, 1]]), "INVALID_REPLICA_ASSIGNMENT"),
+    (lambda t: NewPartitions(t, 3, [[1, 2, 3]]), "INVALID_REPLICA_ASSIGNMENT"),
+    (lambda t: NewPartitions(t, 3, [[1, 42]]), "INVALID_REPLICA_ASSIGNMENT"),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "error"),
+    BAD_INCREASES,
+    ids=["same", "fewer", "wrong-count", "dup-broker", "wrong-rf", "unknown-broker"],
+)
+async def test_bad_increases_get_the_brokers_error_before_and_after_sending(
+    make: Callable[[str], NewPartitions],
+    error: str,
+    admin: KafkaAdmin,
+    raw_admin: KafkaAdmin,
+    topic_name: Names,
+) -> None:
+    name = await _topic(admin, topic_name())
+    ours = (await admin.create_partitions([make(name)], validate_only=True))[0]
+    broker = (await raw_admin.create_partitions([make(name)], validate_only=True))[0]
+    assert broker.error == error, broker.message
+    if "42" in str(make(name).assignment):
+        # Which ids exist is the broker's knowledge, not a client-side rule.
+        assert ours.error == error
+    else:
+        assert (ours.error, "Kafka would say" in ours.message) == (error, True), ours.message
+
+
+async def test_increasing_a_missing_topic_or_naming_it_twice(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = await _topic(admin, topic_name())
+    results = await admin.create_partitions(
+        [NewPartitions("no-such-topic-here", 3), NewPartitions(name, 3), NewPartitions(name, 4)]
+    )
+    assert [r.error for r in results] == [
+        "UNKNOWN_TOPIC_OR_PARTITION",
+        "INVALID_REQUEST",
+        "INVALID_REQUEST",
+    ]
+
+
+async def test_an_increase_may_name_an_offline_broker_on_kraft_but_not_on_zookeeper(
+    cluster: Cluster, admin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = await _topic(admin, topic_name(), partitions=1, rf=2)
+    await asyncio.to_thread(cluster.dev.stop_broker, 3)
+    try:
+        result = (await admin.create_partitions([NewPartitions(name, 2, [[3, 1]])]))[0]
+        if cluster.mode == "kraft":
+            # Fenced brokers stay registered: the replica is placed, the leader is the
+            # first active replica, and broker 3 shows as offline.
+            assert result.ok, result.message
+            found, _ = await admin.describe_topics([name], configs=False)
+            new = found[0].partitions[1]
+            assert (new.replicas, new.leader, new.isr) == ([3, 1], 1, [1])
+            assert new.offline_replicas == [3]
+        else:
+            assert result.error == "INVALID_REPLICA_ASSIGNMENT", result.message
+    finally:
+        await asyncio.to_thread(cluster.restore)
+
+
+async def test_delete_a_batch_each_with_its_own_result(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    a, b = await _topic(admin, topic_name("a")), await _topic(admin, topic_name("b"))
+    results = await admin.delete_topics([a, "missing-topic-x", b, "__consumer_offsets"])
+    assert [(r.topic, r.ok, r.error) for r in results] == [
+        (a, True, None),
+        ("missing-topic-x", False, "UNKNOWN_TOPIC_OR_PARTITION"),
+        (b, True, None),
+        ("__consumer_offsets", False, "INVALID_REQUEST"),
+    ]
+    assert "internal" in results[3].message
+    # deleted means: no broker lists it any more (the call polled until then)
+    found, errors = await admin.describe_topics([a, b], configs=False)
+    assert found == []
+    assert [(e.topic, e.error) for e in errors] == [
+        (a, "UNKNOWN_TOPIC_OR_PARTITION"),
+        (b, "UNKNOWN_TOPIC_OR_PARTITION"),
+    ]
+
+
+async def test_configs_change_incrementally_and_keep_other_overrides(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = topic_name()
+    created = await admin.create_topics(
+        [TopicSpec(name, 1, 1, configs={"retention.ms": "3600000", "segment.ms": "600000"})]
+    )
+    assert created[0].ok
+    results = await admin.alter_topic_configs(
+        {
+            name: [
+                ConfigChange("cleanup.policy", ConfigOp.SET, "compact,delete"),
+                ConfigChange("segment.ms", ConfigOp.DELETE),
+            ]
+        }
+    )
+    assert results[0].ok, results[0].message
+    found, _ = await admin.describe_topics([name])
+    configs = found[0].configs
+    overrides = {k: c.value for k, c in configs.items() if c.is_override}
+    assert overrides == {"retention.ms": "3600000", "cleanup.policy": "compact,delete"}
+    assert configs["segment.ms"].source is ConfigSource.DEFAULT_CONFIG
+    assert configs["segment.ms"].value == "604800000"
+
+
+async def test_config_errors_are_per_topic(admin: KafkaAdmin, topic_name: Names) -> None:
+    name = await _topic(admin, topic_name())
+    results = await admin.alter_topic_configs(
+        {
+            name: [ConfigChange("retention.ms", ConfigOp.SET, "not-a-number")],
+            "missing-topic-y": [ConfigChange("retention.ms", ConfigOp.SET, "1")],
+            "bad name": [ConfigChange("retention.ms", ConfigOp.SET, "1")],
+        },
+        validate_only=True,
+    )
+    assert [r.error for r in results] == [
+        "INVALID_CONFIG",
+        "UNKNOWN_TOPIC_OR_PARTITION",
+        "INVALID_TOPIC_EXCEPTION",
+    ]
+
+
+async def test_cluster_description_lists_fenced_brokers_on_kraft(
+    cluster: Cluster, admin: KafkaAdmin
+) -> None:
+    info = await admin.describe_cluster()
+    assert [(b.id, b.rack, b.fenced) for b in info.brokers] == [
+        (1, "rack-a", False),
+        (2, "rack-b", False),
+        (3, "rack-c", False),
+    ]
+    assert info.cluster_id and info.controller_id in (1, 2, 3)
+    await asyncio.to_thread(cluster.dev.stop_broker, 2)
+    try:
+        info = await admin.describe_cluster()
+        if cluster.mode == "kraft":
+            assert info.lists_fenced_brokers
+            assert [(b.id, b.fenced) for b in info.brokers] == [(1, False), (2, True), (3, False)]
+        else:
+            assert not info.lists_fenced_brokers
+            assert [b.id for b in info.brokers] == [1, 3]
+        assert info.live_broker_ids == [1, 3]
+    finally:
+        await asyncio.to_thread(cluster.restore)
+
+
+async def test_a_topic_with_an_offline_replica_is_described_as_such(
+    cluster: Cluster, admin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = topic_name()
+    assert (await admin.create_topics([TopicSpec(name, assignment={0: [2, 1], 1: [1, 2]})]))[0].ok
+    await asyncio.to_thread(cluster.dev.stop_broker, 2)
+    try:
+        found, _ = await admin.describe_topics([name], configs=False)
+        p0, p1 = found[0].partitions
+        assert p0.leader == 1 and p1.leader == 1
+        assert p0.isr == [1] and p0.under_replicated
+        assert p0.offline_replicas == [2] and p1.offline_replicas == [2]
+    finally:
+        await asyncio.to_thread(cluster.restore)
+
+
+async def test_an_unreachable_cluster_is_a_clear_connection_error() -> None:
+    from kafka_tui.admin import ConnectionFailed
+
+    with pytest.raises(ConnectionFailed) as failure:
+        async with KafkaAdmin(ConnectionSettings("127.0.0.1:1", request_timeout_ms=3000)):
+            pass
+    assert "Cannot connect to Kafka at 127.0.0.1:1" in failure.value.message
