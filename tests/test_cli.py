@@ -1,0 +1,246 @@
+"""The headless command line against a real cluster: output shapes and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kafka_tui.cli import main
+
+from .conftest import Cluster
+
+Names = Callable[[str], str]
+
+
+def run(capsys: pytest.CaptureFixture[str], cluster: Cluster, *args: str) -> tuple[int, str, str]:
+    code = main(["--bootstrap-server", cluster.bootstrap_servers, *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(
+    capsys: pytest.CaptureFixture[str], cluster: Cluster, *args: str
+) -> tuple[int, object]:
+    code, out, _ = run(capsys, cluster, "--output", "json", *args)
+    return code, json.loads(out)
+
+
+def test_create_describe_alter_configs_delete_round_trip(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    a, b = topic_name("a"), topic_name("b")
+    code, created = run_json(
+        capsys,
+        cluster,
+        "topics",
+        "create",
+        a,
+        b,
+        "--partitions",
+        "2",
+        "--replication-factor",
+        "2",
+        "--config",
+        "retention.ms=60000",
+    )
+    assert code == 0
+    assert [(r["topic"], r["ok"], r["error"]) for r in created] == [
+        (a, True, None),
+        (b, True, None),
+    ]
+    assert set(created[0]) >= {"topic", "ok", "error", "message"}
+
+    code, described = run_json(capsys, cluster, "topics", "describe", a)
+    assert code == 0 and len(described) == 1
+    topic = described[0]
+    assert set(topic) == {"topic", "topic_id", "internal", "partitions", "configs"}
+    assert topic["topic"] == a and topic["internal"] is False and topic["topic_id"]
+    assert [set(p) for p in topic["partitions"]] == [
+        {"partition", "leader", "replicas", "isr", "offline_replicas"}
+    ] * 2
+    assert topic["configs"]["retention.ms"]["value"] == "60000"
+    assert topic["configs"]["retention.ms"]["source"] == "DYNAMIC_TOPIC_CONFIG"
+
+    code, altered = run_json(
+        capsys, cluster, "topics", "alter", a, "--partitions", "3", "--replica-assignment", "3:1"
+    )
+    assert code == 0 and altered[0]["ok"], altered
+    code, configured = run_json(
+        capsys,
+        cluster,
+        "topics",
+        "configs",
+        a,
+        "--add-config",
+        "cleanup.policy=[compact,delete],segment.ms=100000",
+        "--delete-config",
+        "retention.ms",
+    )
+    assert code == 0 and configured[0]["ok"], configured
+    code, described = run_json(capsys, cluster, "topics", "describe", a)
+    overrides = {
+        k: v["value"]
+        for k, v in described[0]["configs"].items()
+        if v["source"] == "DYNAMIC_TOPIC_CONFIG"
+    }
+    assert overrides == {"cleanup.policy": "compact,delete", "segment.ms": "100000"}
+    assert described[0]["partitions"][2]["replicas"] == [3, 1]
+
+    code, deleted = run_json(capsys, cluster, "topics", "delete", a, b, "--yes")
+    assert code == 0 and [r["ok"] for r in deleted] == [True, True]
+
+
+def test_a_partly_failed_batch_exits_1_and_reports_each_topic(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    good = topic_name()
+    code, results = run_json(
+        capsys,
+        cluster,
+        "topics",
+        "create",
+        good,
+        "bad:name",
+        "--partitions",
+        "1",
+        "--replication-factor",
+        "1",
+    )
+    assert code == 1
+    assert [(r["ok"], r["error"]) for r in results] == [
+        (True, None),
+        (False, "INVALID_TOPIC_EXCEPTION"),
+    ]
+    code, again = run_json(capsys, cluster, "topics", "create", good, "--if-not-exists")
+    assert code == 0 and "already exists" in again[0]["message"]
+    code, _, err = run(capsys, cluster, "topics", "create", good)
+    assert code == 1 and "Error (TOPIC_ALREADY_EXISTS)" in err
+
+
+def test_text_describe_reads_like_kafka_topics_sh(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    name = topic_name()
+    run(capsys, cluster, "topics", "create", name, "--replica-assignment", "1:2,2:3")
+    code, out, _ = run(capsys, cluster, "topics", "describe", name)
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0].startswith(f"Topic: {name}\tTopicId: ")
+    assert "PartitionCount: 2\tReplicationFactor: 2" in lines[0]
+    assert lines[1] == f"\tTopic: {name}\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2"
+
+
+def test_partition_filters_show_only_matching_partitions(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    name = topic_name()
+    run(
+        capsys,
+        cluster,
+        "topics",
+        "create",
+        name,
+        "--replica-assignment",
+        "1:2,1:3",
+        "--config",
+        "min.insync.replicas=2",
+    )
+    cluster.dev.stop_broker(3)
+    try:
+        _, under = run_json(
+            capsys, cluster, "topics", "describe", name, "--under-replicated-partitions"
+        )
+        assert [p["partition"] for p in under[0]["partitions"]] == [1]
+        _, below = run_json(
+            capsys, cluster, "topics", "describe", name, "--under-min-isr-partitions"
+        )
+        assert [p["partition"] for p in below[0]["partitions"]] == [1]
+        _, at = run_json(capsys, cluster, "topics", "describe", name, "--at-min-isr-partitions")
+        assert [p["partition"] for p in at[0]["partitions"]] == [0]
+        _, unavailable = run_json(
+            capsys, cluster, "topics", "describe", name, "--unavailable-partitions"
+        )
+        assert unavailable == []
+        _, overrides = run_json(capsys, cluster, "topics", "describe", "--topics-with-overrides")
+        assert name in [t["topic"] for t in overrides]
+    finally:
+        cluster.restore()
+
+
+def test_cluster_describe_json(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
+    code, info = run_json(capsys, cluster, "cluster", "describe")
+    assert code == 0
+    assert {"cluster_id", "controller_id", "brokers"} <= set(info)
+    assert [(b["id"], b["rack"], b["fenced"]) for b in info["brokers"]] == [
+        (1, "rack-a", False),
+        (2, "rack-b", False),
+        (3, "rack-c", False),
+    ]
+    assert all(b["host"] == "127.0.0.1" and b["port"] > 0 for b in info["brokers"])
+
+
+def test_usage_config_and_connection_errors_exit_2_with_one_line(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run(capsys, cluster, "topics", "create", "x", "--replica-assignment", "1:a")
+    assert code == 2 and err.strip() == (
+        "kafka-tui: --replica-assignment, partition entry 0: 'a' is not a broker id"
+    )
+    code, _, err = run(capsys, cluster, "topics", "delete", "x")  # stdin is not a terminal
+    assert code == 2 and "pass --yes" in err
+    assert main(["--bootstrap-server", "127.0.0.1:1", "cluster", "describe"]) == 2
+    assert "Cannot connect to Kafka at 127.0.0.1:1" in capsys.readouterr().err
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[profiles.x]\nbootstrap_server = "typo"\n')
+    assert main(["--config-file", str(bad), "topics", "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown key(s) ['bootstrap_server']" in err
+
+
+def test_a_read_only_profile_refuses_every_change(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], tmp_path: Path, topic_name: Names
+) -> None:
+    config = tmp_path / "ro.toml"
+    config.write_text(
+        f'[profiles.prod]\nbootstrap_servers = "{cluster.bootstrap_servers}"\nread_only = true\n'
+    )
+    name = topic_name()
+    base = ["--config-file", str(config), "--profile", "prod"]
+    for command in (
+        ["topics", "create", name],
+        ["topics", "alter", name, "--partitions", "9"],
+        ["topics", "delete", name, "--yes"],
+        ["topics", "configs", name, "--add-config", "retention.ms=1"],
+    ):
+        assert main([*base, *command]) == 2
+        assert "read-only" in capsys.readouterr().err
+    assert main([*base, "topics", "list"]) == 0  # reading is allowed
+    assert main([*base, "topics", "create", name, "--validate-only"]) == 0
+    assert name not in capsys.readouterr().out.split()
+
+
+def test_the_installed_entry_point_prints_no_traceback(tmp_path: Path) -> None:
+    env = os.environ | {"KAFKA_TUI_CONFIG": str(tmp_path / "none.toml")}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafka_tui.cli",
+            "--bootstrap-server",
+            "127.0.0.1:1",
+            "topics",
+            "list",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stderr.startswith("kafka-tui: ")

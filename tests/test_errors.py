@@ -1,0 +1,37 @@
+"""Every error DESIGN.md lists reads as a sentence naming the topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafka_tui.admin.errors import ERROR_NAMES, error_name, sentence
+
+DESIGN_ERRORS = [
+    "TOPIC_ALREADY_EXISTS",
+    "INVALID_TOPIC_EXCEPTION",
+    "INVALID_PARTITIONS",
+    "INVALID_REPLICATION_FACTOR",
+    "INVALID_REPLICA_ASSIGNMENT",
+    "INVALID_CONFIG",
+    "INVALID_REQUEST",
+    "REASSIGNMENT_IN_PROGRESS",
+    "UNKNOWN_TOPIC_OR_PARTITION",
+    "TOPIC_AUTHORIZATION_FAILED",
+    "CLUSTER_AUTHORIZATION_FAILED",
+    "REQUEST_TIMED_OUT",
+]
+
+
+@pytest.mark.parametrize("name", DESIGN_ERRORS)
+def test_design_errors_have_their_own_sentence(name: str) -> None:
+    code = next(c for c, n in ERROR_NAMES.items() if n == name)
+    assert error_name(code) == name
+    text = sentence(name, "orders")
+    assert "'orders'" in text and "Kafka returned" not in text
+    assert text.endswith(".")
+
+
+def test_unknown_codes_still_read_as_a_sentence_with_the_brokers_detail() -> None:
+    assert error_name(9999) == "ERROR_CODE_9999"
+    text = sentence("ERROR_CODE_9999", "orders", "something odd")
+    assert text == "Topic 'orders': Kafka returned ERROR_CODE_9999. Kafka said: something odd"
