@@ -636,7 +636,7 @@ class KafkaAdmin:
 
         async def check() -> bool | None:
             if pending:
-                still_listed = set()
+                still_listed: set[str] = set()
                 for metadata in await self._metadata_everywhere(sorted(pending)):
                     still_listed.update(
                         t["name"] for t in metadata["topics"] if t["error_code"] != UNKNOWN_TOPIC
