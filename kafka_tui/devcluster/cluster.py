@@ -8,6 +8,7 @@ fixed time: every broker must answer a Metadata request listing every running br
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import json
 import os
 import shutil
@@ -327,8 +328,14 @@ class DevCluster:
         state = self.load()
         if state is None:
             return False
-        for b in state.brokers:
-            node.stop(b.pid, self.root, b.name, kill=False, timeout=timeout)
+        # Brokers shut down in parallel: a controlled shutdown of each takes seconds.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(state.brokers), 1)) as pool:
+            stops = [
+                pool.submit(node.stop, b.pid, self.root, b.name, kill=False, timeout=timeout)
+                for b in state.brokers
+            ]
+            for stop in stops:
+                stop.result()
         for quorum in (state.controller, state.zookeeper):
             if quorum is not None:
                 node.stop(quorum.pid, self.root, quorum.name, kill=False, timeout=timeout)
