@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin
-from kafka_tui.admin.client import _creatable
+from kafka_tui.admin.batches import creatable
 from kafka_tui.admin.model import TopicSpec
 from kafka_tui.admin.protocol import CreateTopicsRequest
 from kafka_tui.devcluster import KRAFT_VERSION, DevCluster, ensure_kafka
@@ -58,7 +58,7 @@ def ours(bootstrap: str, names: list[str]) -> float:
 
 
 async def raw(bootstrap: str, names: list[str]) -> float:
-    specs = [_creatable(TopicSpec(n, 3, 3)) for n in names]
+    specs = [creatable(TopicSpec(n, 3, 3)) for n in names]
     async with KafkaAdmin(ConnectionSettings(bootstrap, request_timeout_ms=300_000)) as admin:
         controller = await admin._controller()
         started = time.perf_counter()

@@ -75,7 +75,7 @@ async def test_zero_timeout_returns_once_accepted_and_check_again_finds_the_topi
     assert result.ok
     import time
 
-    from kafka_tui.admin.client import poll_until
+    from kafka_tui.admin.connection import poll_until
 
     async def exists() -> bool | None:
         return True if (await admin.check_topics([name]))[0].ok else None
@@ -171,10 +171,10 @@ async def test_describing_a_missing_topic_never_creates_it(
 async def test_large_batches_go_in_as_few_requests_as_the_controller_allows(
     admin: KafkaAdmin, topic_name: Names
 ) -> None:
-    from kafka_tui.admin.client import MAX_RECORDS_PER_REQUEST, _chunks, _create_cost
+    from kafka_tui.admin.batches import MAX_RECORDS_PER_REQUEST, chunks, create_cost
 
     specs = [TopicSpec(f"{topic_name()}-{i}", 3, 1) for i in range(3000)]
-    chunks = _chunks(specs, _create_cost)
-    assert len(chunks) == -(-sum(map(_create_cost, specs)) // MAX_RECORDS_PER_REQUEST)
+    chunks = chunks(specs, create_cost)
+    assert len(chunks) == -(-sum(map(create_cost, specs)) // MAX_RECORDS_PER_REQUEST)
     results = await admin.create_topics(specs, validate_only=True)
     assert all(r.ok for r in results), [r for r in results if not r.ok][:3]

@@ -1,0 +1,198 @@
+"""The connection under the admin client: aiokafka's connections, deadlines, routing.
+
+Requests go to any broker, to every live broker (to see a change the way clients will), or
+to the controller (ZooKeeper mode needs it; KRaft brokers forward).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Self, TypeVar
+
+from aiokafka.client import AIOKafkaClient
+from aiokafka.errors import (
+    IncompatibleBrokerVersion,
+    KafkaConnectionError,
+    KafkaError,
+    NodeNotReadyError,
+    RequestTimedOutError,
+)
+from aiokafka.helpers import create_ssl_context
+
+from . import protocol
+from .errors import AdminError, ConnectionFailed
+from .model import ConnectionSettings
+
+T = TypeVar("T")
+
+NOT_CONTROLLER = 41
+_NOT_CONTROLLER_RETRIES = 3
+
+
+async def poll_until(
+    check: Callable[[], Awaitable[T | None]], deadline: float, first_delay: float = 0.05
+) -> T | None:
+    """Call `check` until it returns a value or `deadline` (monotonic) passes; back off to 1s."""
+    delay = first_delay
+    while True:
+        value = await check()
+        if value is not None:
+            return value
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        await asyncio.sleep(min(delay, remaining))
+        delay = min(delay * 1.5, 1.0)
+
+
+class AdminConnection:
+    """Connects with the profile's settings; use as `async with ...:`."""
+
+    def __init__(self, settings: ConnectionSettings, *, client_side_validation: bool = True):
+        self.settings = settings
+        self.client_side_validation = client_side_validation
+        self._client: AIOKafkaClient | None = None
+
+    async def __aenter__(self) -> Self:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        s = self.settings
+        ssl_context = None
+        if s.security_protocol in ("SSL", "SASL_SSL"):
+            ssl_context = create_ssl_context(
+                cafile=s.ssl_cafile,
+                certfile=s.ssl_certfile,
+                keyfile=s.ssl_keyfile,
+                password=s.ssl_password,
+            )
+            ssl_context.check_hostname = s.ssl_check_hostname
+        sasl: dict[str, Any] = {}
+        if s.security_protocol.startswith("SASL"):
+            sasl = {
+                "sasl_mechanism": s.sasl_mechanism or "PLAIN",
+                "sasl_plain_username": s.sasl_username,
+                "sasl_plain_password": s.sasl_password,
+            }
+        client = AIOKafkaClient(
+            bootstrap_servers=s.bootstrap_servers,
+            client_id=s.client_id,
+            # Per-request deadlines are ours (_send); this only bounds a stuck connection.
+            request_timeout_ms=max(s.request_timeout_ms, 600_000),
+            security_protocol=s.security_protocol,
+            ssl_context=ssl_context,
+            **sasl,
+        )
+        try:
+            await asyncio.wait_for(client.bootstrap(), s.request_timeout_ms / 1000)
+        except (KafkaError, OSError, TimeoutError) as exc:
+            await client.close()
+            reason = "no bootstrap server answered" if isinstance(exc, KafkaError) else exc
+            raise ConnectionFailed(
+                f"Cannot connect to Kafka at {s.bootstrap_servers} ({s.security_protocol}): "
+                f"{reason or 'timed out'}. Check the address, that the brokers are up, and "
+                "the security settings."
+            ) from None
+        self._client = client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    @property
+    def client(self) -> AIOKafkaClient:
+        if self._client is None:
+            raise ConnectionFailed("The admin client is not connected.")
+        return self._client
+
+    def _any_node(self) -> int:
+        node = self.client.get_random_node()
+        if node is None:
+            raise ConnectionFailed(
+                f"No broker of {self.settings.bootstrap_servers} is reachable right now."
+            )
+        return int(node)
+
+    async def _send(self, request: Any, node_id: int | None = None, extra_ms: int = 0) -> Any:
+        """Send to `node_id` (or any broker); one retry on another node if the link breaks."""
+        timeout = (self.settings.request_timeout_ms + max(extra_ms, 0)) / 1000
+        for attempt in range(2):
+            node = node_id if node_id is not None and attempt == 0 else self._any_node()
+            try:
+                return await asyncio.wait_for(self.client.send(node, request), timeout)
+            except (IncompatibleBrokerVersion, NotImplementedError) as exc:
+                raise AdminError(
+                    "UNSUPPORTED_VERSION",
+                    f"The broker does not support {type(request).__name__} at the version "
+                    f"kafka-tui speaks (Kafka 3.1 or newer is needed): {exc}",
+                ) from None
+            except (KafkaConnectionError, NodeNotReadyError, RequestTimedOutError, TimeoutError):
+                if attempt == 1:
+                    raise ConnectionFailed(
+                        f"Lost the connection to broker {node} of "
+                        f"{self.settings.bootstrap_servers} (or it did not answer within "
+                        f"{timeout:.0f}s)."
+                    ) from None
+                await self.client.force_metadata_update()
+        raise AssertionError("unreachable")
+
+    async def _metadata(
+        self, topics: Sequence[str] | None, node_id: int | None = None
+    ) -> dict[str, Any]:
+        request = protocol.MetadataRequest(None if topics is None else list(topics))
+        return (await self._send(request, node_id)).to_object()  # type: ignore[no-any-return]
+
+    async def _metadata_everywhere(self, topics: Sequence[str]) -> list[dict[str, Any]]:
+        """The same Metadata request to every live broker: a change is visible to clients only
+        once each broker has it (ZooKeeper-mode brokers learn of it one by one)."""
+        nodes = sorted(b.nodeId for b in self.client.cluster.brokers())
+        if not nodes:
+            return [await self._metadata(topics)]
+        return list(await asyncio.gather(*(self._metadata(topics, n) for n in nodes)))
+
+    async def _controller(self) -> int:
+        metadata = await self._metadata([])
+        controller = metadata["controller_id"]
+        known = {b["node_id"] for b in metadata["brokers"]}
+        return int(controller) if controller in known else self._any_node()
+
+    async def _to_controller(
+        self,
+        make_request: Callable[[list[Any]], Any],
+        items: list[Any],
+        name_of: Callable[[Any], str],
+        results_of: Callable[[dict[str, Any]], list[dict[str, Any]]],
+        extra_ms: int,
+    ) -> dict[str, dict[str, Any]]:
+        """Send to the controller (ZooKeeper mode needs it; KRaft brokers forward), retrying the
+        items the controller bounced with NOT_CONTROLLER after it moved."""
+        answers: dict[str, dict[str, Any]] = {}
+        pending = items
+        for _ in range(_NOT_CONTROLLER_RETRIES):
+            response = (
+                await self._send(make_request(pending), await self._controller(), extra_ms)
+            ).to_object()
+            bounced = set()
+            for r in results_of(response):
+                if r["error_code"] == NOT_CONTROLLER:
+                    bounced.add(r["name"])
+                else:
+                    answers[r["name"]] = r
+            pending = [i for i in pending if name_of(i) in bounced]
+            if not pending:
+                break
+            await self.client.force_metadata_update()
+        for item in pending:
+            answers[name_of(item)] = {
+                "name": name_of(item),
+                "error_code": NOT_CONTROLLER,
+                "error_message": None,
+            }
+        return answers

@@ -1,0 +1,217 @@
+"""Reading the cluster: brokers, topics, partitions, configs; and waiting for a change to show.
+
+Describing uses Metadata v12 with AllowAutoTopicCreation=false, so it never creates a topic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from . import protocol
+from .batches import from_code
+from .connection import AdminConnection, poll_until
+from .errors import KafkaRequestError, sentence
+from .model import (
+    BrokerInfo,
+    ClusterInfo,
+    ConfigEntry,
+    ConfigSource,
+    PartitionInfo,
+    TopicDescription,
+    TopicResult,
+)
+
+UNKNOWN_TOPIC = 3
+
+
+class AdminReads(AdminConnection):
+    async def describe_cluster(self) -> ClusterInfo:
+        response = (await self._send(protocol.DescribeClusterRequest())).to_object()
+        if response["error_code"]:
+            raise KafkaRequestError.from_code(
+                response["error_code"], "(cluster)", response["error_message"]
+            )
+        brokers = sorted(
+            (
+                BrokerInfo(
+                    id=b["broker_id"],
+                    host=b["host"],
+                    port=b["port"],
+                    rack=b["rack"],
+                    fenced=bool(b.get("is_fenced", False)),
+                )
+                for b in response["brokers"]
+            ),
+            key=lambda b: b.id,
+        )
+        controller = response["controller_id"]
+        return ClusterInfo(
+            cluster_id=response["cluster_id"],
+            controller_id=controller if controller >= 0 else None,
+            brokers=brokers,
+            lists_fenced_brokers="is_fenced" in (response["brokers"] or [{}])[0],
+        )
+
+    @staticmethod
+    def _description(topic: dict[str, Any]) -> TopicDescription:
+        partitions = sorted(
+            (
+                PartitionInfo(
+                    partition=p["partition_index"],
+                    leader=p["leader_id"],
+                    replicas=list(p["replica_nodes"]),
+                    isr=list(p["isr_nodes"]),
+                    offline_replicas=list(p["offline_replicas"]),
+                )
+                for p in topic["partitions"]
+            ),
+            key=lambda p: p.partition,
+        )
+        return TopicDescription(
+            name=topic["name"],
+            topic_id=topic["topic_id"],
+            internal=topic["is_internal"],
+            partitions=partitions,
+        )
+
+    async def list_topics(self) -> list[TopicDescription]:
+        """Every topic with its partitions (one Metadata request; no configs)."""
+        metadata = await self._metadata(None)
+        topics = [self._description(t) for t in metadata["topics"] if not t["error_code"]]
+        return sorted(topics, key=lambda t: t.name)
+
+    async def describe_topics(
+        self, names: Sequence[str] | None = None, *, configs: bool = True
+    ) -> tuple[list[TopicDescription], list[TopicResult]]:
+        """Describe `names` (None: all). Never creates a topic. Returns (found, errors)."""
+        metadata = await self._metadata(None if names is None else list(dict.fromkeys(names)))
+        found: dict[str, TopicDescription] = {}
+        errors: list[TopicResult] = []
+        for topic in metadata["topics"]:
+            if topic["error_code"]:
+                errors.append(from_code(topic["name"], topic["error_code"], None))
+            else:
+                found[topic["name"]] = self._description(topic)
+        if configs and found:
+            topic_configs, config_errors = await self._topic_configs(list(found))
+            errors += config_errors
+            for name, entries in topic_configs.items():
+                d = found[name]
+                found[name] = TopicDescription(
+                    d.name, d.topic_id, d.internal, d.partitions, entries
+                )
+        order = list(names) if names is not None else sorted(found)
+        return [found[n] for n in dict.fromkeys(order) if n in found], errors
+
+    async def _topic_configs(
+        self, topics: list[str]
+    ) -> tuple[dict[str, dict[str, ConfigEntry]], list[TopicResult]]:
+        request = protocol.DescribeConfigsRequest([(protocol.RESOURCE_TOPIC, t) for t in topics])
+        response = (await self._send(request)).to_object()
+        configs: dict[str, dict[str, ConfigEntry]] = {}
+        errors: list[TopicResult] = []
+        for result in response["results"]:
+            name = result["resource_name"]
+            if result["error_code"]:
+                errors.append(from_code(name, result["error_code"], result["error_message"]))
+                continue
+            configs[name] = {
+                c["name"]: ConfigEntry(
+                    name=c["name"],
+                    value=c["value"],
+                    source=ConfigSource(c["config_source"])
+                    if c["config_source"] in ConfigSource._value2member_map_
+                    else ConfigSource.UNKNOWN,
+                    read_only=c["read_only"],
+                    sensitive=c["is_sensitive"],
+                )
+                for c in result["configs"]
+            }
+        return configs, errors
+
+    # -- waiting for the cluster to show a change -----------------------------------------------
+
+    async def _leaders_ready(
+        self, topics: Sequence[str], min_partitions: dict[str, int]
+    ) -> set[str]:
+        """Those of `topics` whose partitions (at least the expected count) all have leaders,
+        as every live broker sees them."""
+        ready = set(topics)
+        for metadata in await self._metadata_everywhere(topics):
+            seen = set()
+            for t in metadata["topics"]:
+                parts = t["partitions"]
+                if (
+                    not t["error_code"]
+                    and len(parts) >= min_partitions.get(t["name"], 1)
+                    and all(p["leader_id"] >= 0 for p in parts)
+                ):
+                    seen.add(t["name"])
+            ready &= seen
+        return ready
+
+    async def _wait_for_leaders(self, expected: dict[str, int], deadline: float) -> set[str]:
+        """Poll until every topic in `expected` has its partitions led; returns those that do."""
+        pending = set(expected)
+        done: set[str] = set()
+
+        async def check() -> bool | None:
+            done.update(await self._leaders_ready(sorted(pending), expected))
+            pending.difference_update(done)
+            return True if not pending else None
+
+        await poll_until(check, deadline)
+        return done
+
+    async def check_topics(self, names: Sequence[str]) -> list[TopicResult]:
+        """ "Check again" after a timeout: does each topic exist with a leader everywhere?"""
+        metadata = await self._metadata(list(dict.fromkeys(names)))
+        by_name = {t["name"]: t for t in metadata["topics"]}
+        results = []
+        for name in dict.fromkeys(names):
+            t = by_name.get(name)
+            if t is None or t["error_code"]:
+                code = t["error_code"] if t else UNKNOWN_TOPIC
+                results.append(from_code(name, code, None))
+                continue
+            parts = t["partitions"]
+            leaderless = [p["partition_index"] for p in parts if p["leader_id"] < 0]
+            if leaderless:
+                results.append(
+                    TopicResult(
+                        name,
+                        ok=False,
+                        error="LEADER_NOT_AVAILABLE",
+                        message=sentence("LEADER_NOT_AVAILABLE", name)
+                        + f" Partitions without a leader: {leaderless}.",
+                        topic_id=t["topic_id"],
+                        partitions=len(parts),
+                    )
+                )
+            else:
+                results.append(
+                    TopicResult(
+                        name,
+                        ok=True,
+                        message=f"Topic '{name}' exists; all {len(parts)} partitions have "
+                        "a leader.",
+                        topic_id=t["topic_id"],
+                        partitions=len(parts),
+                        replication_factor=max((len(p["replica_nodes"]) for p in parts), default=0),
+                    )
+                )
+        return results
+
+    def _timed_out(self, result: TopicResult, what: str) -> TopicResult:
+        return TopicResult(
+            result.topic,
+            ok=False,
+            error="REQUEST_TIMED_OUT",
+            message=f"Topic '{result.topic}': {what} was accepted, but not every partition had "
+            "a leader before the timeout. It may still complete; check again "
+            "(kafka-tui topics describe) before retrying.",
+            topic_id=result.topic_id,
+            partitions=result.partitions,
+            replication_factor=result.replication_factor,
+        )
