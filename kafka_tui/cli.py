@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .admin import AdminError, KafkaAdmin
+from .admin import AdminError, ConnectionSettings, KafkaAdmin
 from .commands import parsing
 from .commands import topics as topic_commands
-from .config import ConfigError, Profile, load_settings, resolve_profile
+from .config import ConfigError, Profile, Settings, load_settings, resolve_profile
 from .devcluster import commands as devcluster_commands
 
 EXIT_USAGE = 2
@@ -38,7 +38,38 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     topic_commands.add_parsers(commands)
     devcluster_commands.add_parser(commands)
+    demo = commands.add_parser(
+        "demo",
+        help="start the local KRaft cluster, seed demo topics, stop a broker, open the TUI",
+    )
+    demo.add_argument("--keep-brokers", action="store_true", help="do not stop broker 3")
     return parser
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from .devcluster import ClusterError, DevCluster
+    from .devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics
+
+    cluster = DevCluster()
+    try:
+        state = cluster.up("kraft", brokers=3)
+        bootstrap = cluster.bootstrap_servers(state)
+        for broker in cluster.status()["brokers"]:
+            if not broker["running"]:
+                cluster.start_broker(broker["id"])
+        seed_demo_topics(bootstrap)
+        if not args.keep_brokers:
+            cluster.stop_broker(DEMO_STOPPED_BROKER)
+    except (ClusterError, RuntimeError, AdminError) as exc:
+        return _fail(f"demo: {exc}")
+    demo = Profile("local demo", ConnectionSettings(bootstrap))
+    code = _run_tui(args, Settings(profiles={demo.name: demo}), demo)
+    print(
+        f"The local cluster keeps running ({bootstrap}); broker {DEMO_STOPPED_BROKER} is "
+        "stopped. `kafka-tui dev-cluster start-broker 3` starts it, "
+        "`kafka-tui dev-cluster down` stops everything."
+    )
+    return code
 
 
 def _fail(message: str) -> int:
@@ -51,6 +82,25 @@ async def _run_admin(args: argparse.Namespace, profile: Profile) -> int:
         return await topic_commands.run(args, profile, admin)
 
 
+def _run_tui(args: argparse.Namespace, settings: Settings, profile: Profile | None = None) -> int:
+    """Open the app: on --bootstrap-server / --profile, on the only or default profile, or
+    with the profile picker when several exist."""
+    from .tui.app import make_app  # Textual loads only for the TUI, not for scripts.
+
+    if profile is None and (
+        args.bootstrap_server
+        or args.profile
+        or settings.default_profile
+        or len(settings.profiles) <= 1
+    ):
+        profile = resolve_profile(
+            settings, profile=args.profile, bootstrap_server=args.bootstrap_server
+        )
+    app = make_app(settings, profile)
+    app.run()
+    return app.return_code or 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and hasattr(signal, "SIGPIPE"):
         # `kafka-tui topics list | head` ends quietly, as other Unix tools do.
@@ -59,10 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.CRITICAL)
     if args.command == "dev-cluster":
         return devcluster_commands.run(args, args.output)
+    if args.command == "demo":
+        return _run_demo(args)
     try:
         settings = load_settings(args.config_file)
         if args.command is None:
-            return _fail("the TUI is not built yet; use a sub-command (see --help)")
+            return _run_tui(args, settings)
         profile = resolve_profile(
             settings, profile=args.profile, bootstrap_server=args.bootstrap_server
         )

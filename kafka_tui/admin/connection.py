@@ -101,6 +101,16 @@ class AdminConnection:
             ) from None
         self._client = client
 
+    async def ensure_connected(self) -> None:
+        """Connect if not connected (again, after a failed start); aiokafka itself reconnects
+        to brokers of an established client."""
+        if self._client is None:
+            await self.connect()
+
+    @property
+    def connected(self) -> bool:
+        return self._client is not None
+
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()

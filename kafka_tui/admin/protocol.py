@@ -425,11 +425,12 @@ _DESCRIBE_CONFIGS_V4 = _flexible_request(
 class DescribeConfigsRequest(Request[RequestStruct]):
     API_KEY = 32
 
-    def __init__(self, resources: list[tuple[int, str]]) -> None:
+    def __init__(self, resources: list[tuple[int, str]], keys: list[str] | None = None) -> None:
         self.resources = resources
+        self.keys = keys  # None: every config
 
     def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        resources: Any = [(kind, name, None, {}) for kind, name in self.resources]
+        resources: Any = [(kind, name, self.keys, {}) for kind, name in self.resources]
         return request_struct_class(resources, False, False, {})
 
 

@@ -1,0 +1,105 @@
+"""The Textual app: one factory (`make_app`) for the CLI, the tests and the screenshot script."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker
+
+from ..admin import KafkaAdmin
+from ..config import Profile, Settings
+from .screens.error import ErrorScreen
+from .screens.metadata import MetadataScreen
+from .screens.profiles import ProfilePicker
+
+AdminFactory = Callable[[Profile], KafkaAdmin]
+
+
+class KafkaTuiApp(App[None]):
+    CSS_PATH = "kafka_tui.tcss"
+    TITLE = "kafka-tui"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "show_help_panel", "Help", id="app.help", key_display="?"),
+        Binding("q", "quit", "Quit", id="app.quit"),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        profile: Profile | None,
+        admin_factory: AdminFactory = lambda p: KafkaAdmin(p.connection),
+        refresh_seconds: float = 10.0,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.initial_profile = profile
+        self.admin_factory = admin_factory
+        self.refresh_seconds = refresh_seconds
+        self.profile: Profile | None = None
+        self.admin: KafkaAdmin | None = None
+
+    def on_mount(self) -> None:
+        if self.settings.key_bindings:
+            self.set_keymap(self.settings.key_bindings)
+        if self.initial_profile is not None:
+            self.open_profile(self.initial_profile)
+        else:
+            self.push_screen(
+                ProfilePicker(sorted(self.settings.profiles.values(), key=lambda p: p.name))
+            )
+
+    def open_profile(self, profile: Profile) -> None:
+        """Show `profile`'s cluster as the home screen (replacing another profile's)."""
+        old = self.admin
+        self.profile = profile
+        self.admin = self.admin_factory(profile)
+        self.sub_title = f"{profile.name}{' (read-only)' if profile.read_only else ''}"
+        if old is not None:
+            self.run_worker(old.close(), exit_on_error=False)
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.push_screen(MetadataScreen(profile, self.admin, self.refresh_seconds))
+
+    def action_switch_profile(self) -> None:
+        self.push_screen(
+            ProfilePicker(sorted(self.settings.profiles.values(), key=lambda p: p.name))
+        )
+
+    def report_worker_failure(self, worker: Worker[object]) -> None:
+        """The one place unexpected failures end up: a modal with the error, never a crash."""
+        error = worker.error
+        self.push_screen(ErrorScreen(f"{type(error).__name__}: {error}", worker.name or "task"))
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if len(self.settings.profiles) > 1:
+            yield SystemCommand(
+                "Switch profile", "Choose another cluster profile", self.action_switch_profile
+            )
+        commands = getattr(screen, "palette_commands", None)
+        if commands is not None:
+            yield from commands()
+
+    async def on_unmount(self) -> None:
+        if self.admin is not None:
+            await self.admin.close()
+
+
+def make_app(
+    settings: Settings,
+    profile: Profile | None = None,
+    *,
+    admin_factory: AdminFactory | None = None,
+    refresh_seconds: float = 10.0,
+) -> KafkaTuiApp:
+    if profile is None and len(settings.profiles) == 1:
+        profile = next(iter(settings.profiles.values()))
+    if profile is None and settings.default_profile:
+        profile = settings.profiles[settings.default_profile]
+    if admin_factory is None:
+        return KafkaTuiApp(settings, profile, refresh_seconds=refresh_seconds)
+    return KafkaTuiApp(settings, profile, admin_factory, refresh_seconds)

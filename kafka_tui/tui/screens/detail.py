@@ -1,0 +1,114 @@
+"""One topic: id, partitions with leader, replicas, ISR and offline replicas, and its configs."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Footer, Static
+
+from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
+from ...admin.batches import KNOWN_INTERNAL_TOPICS
+from ...config import Profile
+from ..widgets.styled import ReplicaLegend
+from ..widgets.tables import PartitionTable
+from .base import KafkaScreen
+from .changes import run_deletion
+from .partitions import IncreasePartitionsScreen
+
+
+class TopicDetailScreen(KafkaScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", id="detail.back"),
+        Binding("r", "refresh", "Refresh", id="detail.refresh"),
+        Binding("p", "increase", "Partitions", id="detail.increase"),
+        Binding("d", "delete", "Delete", id="detail.delete"),
+    ]
+
+    def __init__(
+        self, profile: Profile, admin: KafkaAdmin, topic: str, cluster: ClusterInfo | None
+    ) -> None:
+        super().__init__()
+        self.profile = profile
+        self.admin = admin
+        self.topic = topic
+        self.cluster = cluster
+        self.description: TopicDescription | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Topic {self.topic}", id="detail-header", markup=False)
+        yield ReplicaLegend(id="legend")
+        yield PartitionTable(id="partitions")
+        yield Static("Configs (* = override on this topic)", classes="section")
+        yield DataTable(id="configs", cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#configs", DataTable).add_columns("", "Config", "Value", "Source")
+        self.load()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (action in ("increase", "delete") and self.profile.read_only)
+
+    @work(exclusive=True, group="detail", exit_on_error=False)
+    async def load(self) -> None:
+        try:
+            (found, errors), cluster = await asyncio.gather(
+                self.admin.describe_topics([self.topic]), self.admin.describe_cluster()
+            )
+        except AdminError as exc:
+            self.notify(exc.message, title="Cannot load the topic", severity="error")
+            return
+        if errors or not found:
+            message = errors[0].message if errors else f"Topic '{self.topic}' was not found."
+            self.query_one("#detail-header", Static).update(message)
+            return
+        self.cluster = cluster
+        self.description = topic = found[0]
+        offline = {b.id for b in cluster.brokers if b.fenced}
+        urp = sum(1 for p in topic.partitions if p.under_replicated)
+        self.query_one("#detail-header", Static).update(
+            f"Topic {topic.name}  id {topic.topic_id}  {len(topic.partitions)} partitions  "
+            f"RF {topic.replication_factor}  {urp} under-replicated"
+            + ("  internal" if topic.internal else "")
+        )
+        self.query_one(PartitionTable).show(topic.partitions, offline)
+        configs = self.query_one("#configs", DataTable)
+        configs.clear()
+        for entry in sorted(topic.configs.values(), key=lambda c: (not c.is_override, c.name)):
+            configs.add_row(
+                "*" if entry.is_override else "",
+                entry.name,
+                entry.value if entry.value is not None else "(sensitive)",
+                entry.source.label,
+            )
+
+    def _after_change(self, _: object) -> None:
+        self.load()
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    def action_increase(self) -> None:
+        if self.description is not None:
+            self.app.push_screen(
+                IncreasePartitionsScreen(self.admin, self.description, self.cluster),
+                callback=self._after_change,
+            )
+
+    def action_delete(self) -> None:
+        self.delete_topic()
+
+    @work(group="delete", exit_on_error=False)
+    async def delete_topic(self) -> None:
+        internal = (
+            [self.topic]
+            if self.topic in KNOWN_INTERNAL_TOPICS
+            or (self.description and self.description.internal)
+            else []
+        )
+        if await run_deletion(self, self.admin, [self.topic], internal):
+            self.app.pop_screen()

@@ -1,0 +1,245 @@
+"""Home: the cluster header, the topics table with `/` filter and health toggles."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Input, Static
+
+from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
+from ...admin.batches import KNOWN_INTERNAL_TOPICS
+from ...config import Profile
+from ..widgets.topic_table import TopicRow, TopicTable
+from .base import KafkaScreen
+from .changes import run_deletion
+from .create import CreateTopicScreen
+from .detail import TopicDetailScreen
+from .partitions import IncreasePartitionsScreen
+
+TOGGLES = {
+    "under_replicated": "u under-replicated",
+    "under_min_isr": "m <min ISR",
+    "at_min_isr": "a =min ISR",
+    "unavailable": "x unavailable",
+}
+
+
+@dataclass
+class Filters:
+    text: str = ""
+    on: set[str] = field(default_factory=set)
+
+    @property
+    def needs_min_isr(self) -> bool:
+        return bool(self.on & {"under_min_isr", "at_min_isr"})
+
+    def keep(self, row: TopicRow) -> bool:
+        if self.text and self.text not in row.name.lower():
+            return False
+        return all(getattr(row, name) > 0 for name in self.on)
+
+
+def cluster_line(info: ClusterInfo, profile: Profile) -> Text:
+    text = Text()
+    text.append(f"{profile.name}", style="bold")
+    text.append(f"  cluster {info.cluster_id}  controller {info.controller_id}  brokers ")
+    for b in info.brokers:
+        state = "offline" if b.fenced else "up"
+        marker = "!" if b.fenced else ""
+        text.append(f" {b.id}{marker}", style="bold" if not b.fenced else "reverse")
+        text.append(f"({b.rack or '-'},{state})")
+    return text
+
+
+class MetadataScreen(KafkaScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_filter", "Filter", id="topics.filter", key_display="/"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("r", "refresh", "Refresh", id="topics.refresh"),
+        Binding(
+            "u",
+            "toggle_filter('under_replicated')",
+            "Toggle under-replicated filter",
+            id="topics.toggle_urp",
+            show=False,
+        ),
+        Binding(
+            "m",
+            "toggle_filter('under_min_isr')",
+            "Toggle under-min-ISR filter",
+            id="topics.toggle_under_min_isr",
+            show=False,
+        ),
+        Binding(
+            "a",
+            "toggle_filter('at_min_isr')",
+            "Toggle at-min-ISR filter",
+            id="topics.toggle_at_min_isr",
+            show=False,
+        ),
+        Binding(
+            "x",
+            "toggle_filter('unavailable')",
+            "Toggle unavailable filter",
+            id="topics.toggle_unavailable",
+            show=False,
+        ),
+        Binding("c", "create", "Create", id="topics.create"),
+        Binding("p", "increase", "Partitions", id="topics.increase"),
+        Binding("d", "delete", "Delete", id="topics.delete"),
+    ]
+
+    def __init__(self, profile: Profile, admin: KafkaAdmin, refresh_seconds: float) -> None:
+        super().__init__()
+        self.profile = profile
+        self.admin = admin
+        self.refresh_seconds = refresh_seconds
+        self.filters = Filters()
+        self.topics: dict[str, TopicDescription] = {}
+        self.rows: list[TopicRow] = []
+        self.cluster: ClusterInfo | None = None
+        self.min_isr: dict[str, int] = {}
+        self.loaded = asyncio.Event()
+
+    def compose(self) -> ComposeResult:
+        yield Static("Connecting…", id="cluster-header", markup=False)
+        yield Static("", id="banner", markup=False)
+        yield Input(placeholder="/ filter topics by name", id="filter")
+        yield Static("", id="toggles", markup=False)
+        yield TopicTable(id="topics")
+        yield Static("", id="status", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#banner").display = False
+        self.query_one(TopicTable).focus()
+        self.refresh_metadata()
+        if self.refresh_seconds > 0:
+            self.set_interval(self.refresh_seconds, self.refresh_metadata)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Read-only profiles: changes are hidden from the footer and the palette, and refused.
+        return not (action in ("create", "increase", "delete") and self.profile.read_only)
+
+    # -- loading ---------------------------------------------------------------------------
+
+    @work(exclusive=True, group="refresh", exit_on_error=False)
+    async def refresh_metadata(self) -> None:
+        try:
+            await self.admin.ensure_connected()
+            cluster, topics = await asyncio.gather(
+                self.admin.describe_cluster(), self.admin.list_topics()
+            )
+            min_isr = self.min_isr
+            if self.filters.needs_min_isr:
+                values = await self.admin.topic_config_value(
+                    "min.insync.replicas", [t.name for t in topics]
+                )
+                min_isr = {k: int(v) for k, v in values.items() if v}
+        except AdminError as exc:
+            self._show_banner(
+                f"Connection problem: {exc.message} Retrying every "
+                f"{self.refresh_seconds:.0f}s; press r to retry now."
+            )
+            return
+        self._show_banner(None)
+        self.cluster, self.min_isr = cluster, min_isr
+        self.topics = {t.name: t for t in topics}
+        live = set(cluster.live_broker_ids)
+        self.rows = [TopicRow.of(t, live, self.min_isr.get(t.name)) for t in topics]
+        self.query_one("#cluster-header", Static).update(cluster_line(cluster, self.profile))
+        self.apply_filters()
+        self.loaded.set()
+
+    def _show_banner(self, message: str | None) -> None:
+        banner = self.query_one("#banner", Static)
+        banner.display = message is not None
+        banner.update(message or "")
+
+    def apply_filters(self) -> None:
+        shown = [r for r in self.rows if self.filters.keep(r)]
+        self.query_one(TopicTable).set_rows(shown)
+        toggles = "Filters: " + " ".join(
+            f"[{'x' if key in self.filters.on else ' '}]{label}" for key, label in TOGGLES.items()
+        )
+        self.query_one("#toggles", Static).update(toggles)
+        urp = sum(1 for r in self.rows if r.under_replicated)
+        unavailable = sum(1 for r in self.rows if r.unavailable)
+        self.query_one("#status", Static).update(
+            f"{len(shown)}/{len(self.rows)} topics · {urp} under-replicated · "
+            f"{unavailable} unavailable · ~ URP  !! no leader  + marked"
+        )
+
+    # -- actions ---------------------------------------------------------------------------
+
+    @on(Input.Changed, "#filter")
+    def filter_changed(self, event: Input.Changed) -> None:
+        self.filters.text = event.value.strip().lower()
+        self.apply_filters()
+
+    @on(Input.Submitted, "#filter")
+    def filter_done(self) -> None:
+        self.query_one(TopicTable).focus()
+
+    def _after_change(self, _: object) -> None:
+        self.refresh_metadata()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        self.query_one("#filter", Input).value = ""
+        self.query_one(TopicTable).focus()
+
+    def action_refresh(self) -> None:
+        self.refresh_metadata()
+
+    def action_toggle_filter(self, name: str) -> None:
+        self.filters.on ^= {name}
+        if self.filters.needs_min_isr and not self.min_isr:
+            self.refresh_metadata()
+        self.apply_filters()
+
+    @on(TopicTable.Chosen)
+    def open_topic(self, event: TopicTable.Chosen) -> None:
+        self.app.push_screen(
+            TopicDetailScreen(self.profile, self.admin, event.name, self.cluster),
+            callback=self._after_change,
+        )
+
+    def action_create(self) -> None:
+        self.app.push_screen(
+            CreateTopicScreen(self.admin, self.cluster), callback=self._after_change
+        )
+
+    def action_increase(self) -> None:
+        row = self.query_one(TopicTable).current
+        if row is None:
+            return
+        self.app.push_screen(
+            IncreasePartitionsScreen(self.admin, self.topics[row.name], self.cluster),
+            callback=self._after_change,
+        )
+
+    def action_delete(self) -> None:
+        table = self.query_one(TopicTable)
+        names = sorted(table.marked) or ([table.current.name] if table.current else [])
+        if names:
+            self.delete_topics(names)
+
+    @work(group="delete", exit_on_error=False)
+    async def delete_topics(self, names: list[str]) -> None:
+        internal = [
+            n
+            for n in names
+            if n in KNOWN_INTERNAL_TOPICS or (n in self.topics and self.topics[n].internal)
+        ]
+        if await run_deletion(self, self.admin, names, internal):
+            self.query_one(TopicTable).marked.clear()
+            self.refresh_metadata()

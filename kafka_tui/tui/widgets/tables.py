@@ -1,0 +1,65 @@
+"""DataTables that draw replica lists with the shared replica styles."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import ClassVar
+
+from textual.widgets import DataTable
+
+from ...admin import PartitionInfo
+from .replicas import ReplicaView, replica_text
+from .styled import REPLICA_CLASSES, ReplicaStyled
+
+
+class PartitionTable(ReplicaStyled, DataTable[object]):
+    """Partition, leader, replicas (marked), ISR, offline replicas; problems stand out."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = DataTable.COMPONENT_CLASSES | REPLICA_CLASSES
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.add_columns("Partition", "Leader", "Replicas", "ISR", "Offline", "Health")
+
+    def show(self, partitions: Sequence[PartitionInfo], offline_brokers: Collection[int]) -> None:
+        row = self.cursor_row
+        self.clear()
+        for p in partitions:
+            view = ReplicaView(p.replicas, p.leader, p.isr, p.offline_replicas)
+            health = (
+                "NO LEADER"
+                if p.leader < 0 or p.leader in offline_brokers
+                else "under-replicated"
+                if p.under_replicated
+                else "ok"
+            )
+            self.add_row(
+                str(p.partition),
+                str(p.leader) if p.leader >= 0 else "none",
+                replica_text(view, offline_brokers, self.replica_style),
+                ",".join(map(str, p.isr)),
+                ",".join(map(str, p.offline_replicas)),
+                health,
+                key=str(p.partition),
+            )
+        if partitions:
+            self.move_cursor(row=min(row, len(partitions) - 1))
+
+
+class PreviewTable(ReplicaStyled, DataTable[object]):
+    """A proposed assignment (first replica = preferred leader), before it is sent."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = DataTable.COMPONENT_CLASSES | REPLICA_CLASSES
+
+    def on_mount(self) -> None:
+        self.add_columns("Partition", "Replicas (first = leader)")
+
+    def show(
+        self, first_partition: int, lists: Sequence[Sequence[int]], offline: Collection[int]
+    ) -> None:
+        self.clear()
+        for offset, replicas in enumerate(lists):
+            view = ReplicaView(replicas, leader=replicas[0] if replicas else None)
+            self.add_row(
+                str(first_partition + offset), replica_text(view, offline, self.replica_style)
+            )
