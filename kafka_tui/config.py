@@ -95,12 +95,25 @@ def parse_settings(data: dict[str, Any], source: Path | None = None) -> Settings
         raise ConfigError(
             f"{where}: default_profile '{default}' is not one of the profiles {sorted(profiles)}"
         )
-    keys = data.get("keys", {})
-    if not isinstance(keys, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in keys.items()
-    ):
-        raise ConfigError(f'{where}: [keys] maps action ids to keys, e.g. refresh = "f5"')
-    return Settings(profiles, default, dict(keys), source)
+    keys = _flatten(data.get("keys", {}))
+    if keys is None:
+        raise ConfigError(f'{where}: [keys] maps binding ids to keys, e.g. topics.refresh = "f5"')
+    return Settings(profiles, default, keys, source)
+
+
+def _flatten(table: object, prefix: str = "") -> dict[str, str] | None:
+    """TOML reads `topics.refresh = "f5"` as nested tables; binding ids are dotted strings."""
+    if not isinstance(table, dict):
+        return None
+    flat: dict[str, str] = {}
+    for key, value in table.items():
+        if isinstance(value, str):
+            flat[prefix + key] = value
+        elif (inner := _flatten(value, f"{prefix}{key}.")) is not None:
+            flat |= inner
+        else:
+            return None
+    return flat
 
 
 def _parse_profile(name: str, body: object, where: str) -> Profile:

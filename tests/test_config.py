@@ -81,3 +81,10 @@ def test_invalid_toml_is_one_readable_error(tmp_path: Path) -> None:
     path.write_text("[profiles.a\n")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_settings(path)
+
+
+def test_key_bindings_are_read_as_dotted_ids() -> None:
+    settings = parse_settings({"keys": {"topics": {"refresh": "f5"}, "app.quit": "ctrl+q"}})
+    assert settings.key_bindings == {"topics.refresh": "f5", "app.quit": "ctrl+q"}
+    with pytest.raises(ConfigError, match=r"\[keys\]"):
+        parse_settings({"keys": {"topics": {"refresh": 5}}})

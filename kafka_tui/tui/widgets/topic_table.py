@@ -103,6 +103,7 @@ class TopicTable(ScrollView, can_focus=True):
         super().__init__(id=id)
         self.rows: list[TopicRow] = []
         self.cursor = 0
+        self._name_column = 10
         self.marked: set[str] = set()
 
     # -- data ------------------------------------------------------------------------------
@@ -116,6 +117,8 @@ class TopicTable(ScrollView, can_focus=True):
         previous = self.current.name if self.current else None
         self.rows = list(rows)
         names = [r.name for r in self.rows]
+        # Computed once per data change: render_line runs for every visible line.
+        self._name_column = max(10, min(max(map(len, names), default=10), 80))
         self.cursor = (
             names.index(previous) if previous in names else min(self.cursor, len(names) - 1)
         )
@@ -126,12 +129,8 @@ class TopicTable(ScrollView, can_focus=True):
         self.refresh()
         self.post_message(self.Highlighted(self.current.name if self.current else None))
 
-    def _name_width(self) -> int:
-        longest = max((len(r.name) for r in self.rows), default=10)
-        return max(10, min(longest, 80))
-
     def _width(self) -> int:
-        return 2 + self._name_width() + sum(w + 1 for _, w in _COLUMNS)
+        return 2 + self._name_column + sum(w + 1 for _, w in _COLUMNS)
 
     # -- drawing ---------------------------------------------------------------------------
 
@@ -156,7 +155,7 @@ class TopicTable(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         scroll_x, scroll_y = self.scroll_offset
-        name_width = self._name_width()
+        name_width = self._name_column
         base = self.rich_style
         if y == 0:
             style = base + self.get_component_rich_style("topic-table--header")

@@ -1,0 +1,124 @@
+"""Regenerate screenshots/*.svg from a real local KRaft cluster.
+
+Starts its own cluster (not the demo's), seeds the demo topics, stops broker 3 so offline
+replicas show, drives every screen with Pilot at 100x30 and saves an SVG of each.
+
+Usage: python screenshots/generate.py [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from kafka_tui.admin import ConnectionSettings
+from kafka_tui.config import Profile, Settings
+from kafka_tui.devcluster import DevCluster
+from kafka_tui.devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics
+from kafka_tui.tui.app import KafkaTuiApp, make_app
+from kafka_tui.tui.screens.metadata import MetadataScreen
+
+HERE = Path(__file__).parent
+SIZE = (100, 30)
+
+Step = Callable[[KafkaTuiApp, Pilot[None]], Awaitable[None]]
+
+
+async def settle(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def home(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    pass
+
+
+async def detail(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    await pilot.press("slash", *"inventory", "enter", "enter")
+    await settle(app, pilot)
+
+
+async def filtered(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    await pilot.press("u")
+    await settle(app, pilot)
+
+
+async def create(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    await pilot.press("c", *"shipments", "tab", "tab", "tab", *"1:2,2:3,3:1,1:3")
+    await pilot.press("tab", *"min.insync.replicas=2")
+    await settle(app, pilot)
+
+
+async def increase(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    await pilot.press("slash", *"orders", "enter", "p", *"8", "tab", *"1:2:3,2:3:1")
+    await settle(app, pilot)
+
+
+async def delete(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    await pilot.press("slash", *"clickstream", "enter", "d")
+    await settle(app, pilot)
+    await pilot.press(*"clicks")
+
+
+async def palette(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    await pilot.press("ctrl+p", *"topic")
+    await pilot.pause(0.3)
+
+
+async def read_only(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    pass
+
+
+SHOTS: list[tuple[str, Step, bool]] = [
+    ("metadata", home, False),
+    ("metadata-under-replicated", filtered, False),
+    ("topic-detail-offline-replica", detail, False),
+    ("create-topic", create, False),
+    ("increase-partitions", increase, False),
+    ("delete-confirmation", delete, False),
+    ("command-palette", palette, False),
+    ("read-only-profile", read_only, True),
+]
+
+
+async def shoot(bootstrap: str) -> None:
+    for name, step, read_only_profile in SHOTS:
+        profile = Profile(
+            "production" if read_only_profile else "local demo",
+            ConnectionSettings(bootstrap),
+            read_only=read_only_profile,
+        )
+        app = make_app(Settings(profiles={profile.name: profile}), profile, refresh_seconds=0)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = app.screen
+            assert isinstance(screen, MetadataScreen)
+            await asyncio.wait_for(screen.loaded.wait(), 60)
+            await settle(app, pilot)
+            await step(app, pilot)
+            app.save_screenshot(filename=f"{name}.svg", path=str(HERE))
+            print(f"screenshots/{name}.svg")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="leave the cluster running")
+    args = parser.parse_args()
+    cluster = DevCluster(Path(tempfile.gettempdir()) / "kafka-tui-screenshots")
+    cluster.up("kraft", brokers=3)
+    try:
+        bootstrap = cluster.bootstrap_servers()
+        seed_demo_topics(bootstrap)
+        cluster.stop_broker(DEMO_STOPPED_BROKER)
+        asyncio.run(shoot(bootstrap))
+    finally:
+        if not args.keep:
+            cluster.down()
+
+
+if __name__ == "__main__":
+    main()
