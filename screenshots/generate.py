@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -60,9 +61,11 @@ async def increase(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
 
 
 async def delete(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # The deletion worker waits on the confirmation, so wait for the screen, not the workers.
     await pilot.press("slash", *"clickstream", "enter", "d")
-    await settle(app, pilot)
+    await pilot.pause(0.3)
     await pilot.press(*"clicks")
+    await pilot.pause()
 
 
 async def palette(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
@@ -108,6 +111,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="leave the cluster running")
     args = parser.parse_args()
+    logging.basicConfig(level=logging.CRITICAL)  # aiokafka reports the stopped broker
     cluster = DevCluster(Path(tempfile.gettempdir()) / "kafka-tui-screenshots")
     cluster.up("kraft", brokers=3)
     try:

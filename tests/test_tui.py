@@ -236,7 +236,8 @@ async def test_a_read_only_profile_offers_no_changes(
         await pilot.pause()
         assert app.screen is screen
         commands = [c.title for c in screen.palette_commands()]
-        assert "Refresh" in commands and "Create" not in commands
+        assert "Refresh the cluster metadata" in commands
+        assert "Create a topic" not in commands
 
 
 async def test_an_unreachable_cluster_shows_a_banner_and_the_app_keeps_working() -> None:
@@ -250,3 +251,14 @@ async def test_an_unreachable_cluster_shows_a_banner_and_the_app_keeps_working()
         await pilot.press("r")
         await settle(app, pilot)
         assert isinstance(app.screen, MetadataScreen)
+
+
+async def test_keys_can_be_remapped_from_the_config_file(kraft_cluster: Cluster) -> None:
+    profile = Profile("test", ConnectionSettings(kraft_cluster.bootstrap_servers))
+    settings = Settings(profiles={"test": profile}, key_bindings={"topics.create": "n"})
+    app = make_app(settings, profile, refresh_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, CreateTopicScreen)

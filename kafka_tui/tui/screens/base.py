@@ -33,7 +33,7 @@ class KafkaScreen(Screen[Any]):
                 name = binding.action.split("(")[0]
                 if binding.id and self.check_action(name, ()) is not False:
                     yield SystemCommand(
-                        binding.description,
+                        binding.tooltip or binding.description,
                         f"key {binding.key_display or binding.key}",
                         partial(self.run_action, binding.action),
                     )

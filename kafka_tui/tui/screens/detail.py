@@ -23,9 +23,15 @@ from .partitions import IncreasePartitionsScreen
 class TopicDetailScreen(KafkaScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", id="detail.back"),
-        Binding("r", "refresh", "Refresh", id="detail.refresh"),
-        Binding("p", "increase", "Partitions", id="detail.increase"),
-        Binding("d", "delete", "Delete", id="detail.delete"),
+        Binding("r", "refresh", "Refresh", id="detail.refresh", tooltip="Refresh this topic"),
+        Binding(
+            "p",
+            "increase",
+            "Partitions",
+            id="detail.increase",
+            tooltip="Increase this topic's partitions",
+        ),
+        Binding("d", "delete", "Delete", id="detail.delete", tooltip="Delete this topic"),
     ]
 
     def __init__(

@@ -59,9 +59,18 @@ def cluster_line(info: ClusterInfo, profile: Profile) -> Text:
 
 class MetadataScreen(KafkaScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter", id="topics.filter", key_display="/"),
+        Binding(
+            "slash",
+            "focus_filter",
+            "Filter",
+            id="topics.filter",
+            tooltip="Filter topics by name",
+            key_display="/",
+        ),
         Binding("escape", "clear_filter", "Clear filter", show=False),
-        Binding("r", "refresh", "Refresh", id="topics.refresh"),
+        Binding(
+            "r", "refresh", "Refresh", id="topics.refresh", tooltip="Refresh the cluster metadata"
+        ),
         Binding(
             "u",
             "toggle_filter('under_replicated')",
@@ -90,9 +99,21 @@ class MetadataScreen(KafkaScreen):
             id="topics.toggle_unavailable",
             show=False,
         ),
-        Binding("c", "create", "Create", id="topics.create"),
-        Binding("p", "increase", "Partitions", id="topics.increase"),
-        Binding("d", "delete", "Delete", id="topics.delete"),
+        Binding("c", "create", "Create", id="topics.create", tooltip="Create a topic"),
+        Binding(
+            "p",
+            "increase",
+            "Partitions",
+            id="topics.increase",
+            tooltip="Increase the partitions of the selected topic",
+        ),
+        Binding(
+            "d",
+            "delete",
+            "Delete",
+            id="topics.delete",
+            tooltip="Delete the selected or marked topics",
+        ),
     ]
 
     def __init__(self, profile: Profile, admin: KafkaAdmin, refresh_seconds: float) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import ClassVar
 
+from rich.text import Text
 from textual.widgets import DataTable
 
 from ...admin import PartitionInfo
-from .replicas import ReplicaView, replica_text
+from .replicas import ReplicaState, ReplicaView, replica_text
 from .styled import REPLICA_CLASSES, ReplicaStyled
 
 
@@ -26,13 +27,14 @@ class PartitionTable(ReplicaStyled, DataTable[object]):
         self.clear()
         for p in partitions:
             view = ReplicaView(p.replicas, p.leader, p.isr, p.offline_replicas)
-            health = (
-                "NO LEADER"
-                if p.leader < 0 or p.leader in offline_brokers
-                else "under-replicated"
-                if p.under_replicated
-                else "ok"
-            )
+            if p.leader < 0 or p.leader in offline_brokers:
+                health = Text("NO LEADER", style=self.replica_style(ReplicaState.OFFLINE))
+            elif p.under_replicated:
+                health = Text(
+                    "under-replicated", style=self.replica_style(ReplicaState.OUT_OF_SYNC)
+                )
+            else:
+                health = Text("ok")
             self.add_row(
                 str(p.partition),
                 str(p.leader) if p.leader >= 0 else "none",
