@@ -17,6 +17,7 @@ from kafka_tui.tui.screens.create import CreateTopicScreen
 from kafka_tui.tui.screens.detail import TopicDetailScreen
 from kafka_tui.tui.screens.metadata import MetadataScreen
 from kafka_tui.tui.screens.partitions import IncreasePartitionsScreen
+from kafka_tui.tui.screens.profiles import ProfilePicker
 from kafka_tui.tui.widgets.tables import PartitionTable
 from kafka_tui.tui.widgets.topic_table import TopicTable
 
@@ -262,3 +263,21 @@ async def test_keys_can_be_remapped_from_the_config_file(kraft_cluster: Cluster)
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, CreateTopicScreen)
+
+
+async def test_the_profile_picker_opens_the_chosen_cluster(kraft_cluster: Cluster) -> None:
+    local = Profile("local", ConnectionSettings(kraft_cluster.bootstrap_servers))
+    prod = Profile("prod", ConnectionSettings("127.0.0.1:1"), read_only=True)
+    app = make_app(Settings(profiles={"local": local, "prod": prod}), refresh_seconds=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilePicker)
+        await pilot.press("down", "enter")  # the list is sorted: local, prod -> second is prod
+        await pilot.pause()
+        await pilot.press("ctrl+p", *"switch", "enter")  # back to the picker via the palette
+        await pilot.pause()
+        assert isinstance(app.screen, ProfilePicker)
+        await pilot.press("home", "enter")
+        screen = await loaded(app, pilot)
+        assert app.profile is local and screen.profile is local
+        assert app.sub_title == "local"

@@ -5,17 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, Label
 
-from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicSpec, validation
+from ...admin import ClusterInfo, KafkaAdmin, TopicSpec, validation
 from ...commands.parsing import UsageError, add_config, replica_assignment
-from ..widgets.tables import PreviewTable
-from .changes import notify_results
-from .forms import FormScreen, automatic_summary, placement_summary
+from .forms import FormScreen, automatic_summary
 
 COMMON_CONFIGS = [
     "cleanup.policy=",
@@ -134,31 +132,18 @@ class CreateTopicScreen(FormScreen):
     def update_preview(
         self, partitions: int | None, rf: int | None, assignment: dict[int, list[int]] | None
     ) -> None:
-        summary = self.query_one("#preview-summary")
-        table = self.query_one(PreviewTable)
-        offline = {b.id for b in self.cluster.brokers if b.fenced} if self.cluster else set()
-        if assignment:
-            lists = [assignment[p] for p in sorted(assignment)]
-            summary.update(f"Assignment to send:\n{placement_summary(lists, self.cluster)}")  # type: ignore[attr-defined]
-            table.show(0, lists, offline)
-            table.display = True
-        else:
-            summary.update(automatic_summary(partitions, rf, self.cluster))  # type: ignore[attr-defined]
-            table.display = False
+        lists = [assignment[p] for p in sorted(assignment)] if assignment else None
+        self.show_preview(
+            0, lists, automatic_summary(partitions, rf, self.cluster), "Assignment to send"
+        )
 
     def action_submit(self, validate_only: bool) -> None:
         self.revalidate()
-        if self.spec is not None:
-            self.create(self.spec, validate_only)
-
-    @work(exclusive=True, group="create", exit_on_error=False)
-    async def create(self, spec: TopicSpec, validate_only: bool) -> None:
-        try:
-            result = (await self.admin.create_topics([spec], validate_only=validate_only))[0]
-        except AdminError as exc:
-            self.notify(exc.message, title="Create failed", severity="error", timeout=12)
-            return
-        self.show_result(result)
-        if result.ok and not validate_only:
-            notify_results(self, [result])
-            self.dismiss(spec.name)
+        spec = self.spec
+        if spec is not None:
+            self.send(
+                lambda v: self.admin.create_topics([spec], validate_only=v),
+                validate_only,
+                "Create failed",
+                spec.name,
+            )

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Button, Label, Static
 
-from ...admin import ClusterInfo, KafkaAdmin, TopicResult
+from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicResult
 from ..widgets.tables import PreviewTable
 from .base import KafkaScreen
+from .changes import notify_results
 
 # Which field a Kafka error concerns, so it is shown next to that field.
 ERROR_FIELD = {
@@ -130,3 +132,40 @@ class FormScreen(KafkaScreen):
 
     def action_submit(self, validate_only: bool) -> None:
         raise NotImplementedError
+
+    def show_preview(
+        self,
+        first_partition: int,
+        lists: Sequence[Sequence[int]] | None,
+        automatic: str,
+        heading: str,
+    ) -> None:
+        """The exact assignment to send, per broker and rack; or how the broker will place it."""
+        summary = self.query_one("#preview-summary", Static)
+        table = self.query_one(PreviewTable)
+        table.display = bool(lists)
+        if lists:
+            summary.update(f"{heading}:\n{placement_summary(lists, self.cluster)}")
+            offline = {b.id for b in self.cluster.brokers if b.fenced} if self.cluster else set()
+            table.show(first_partition, lists, offline)
+        else:
+            summary.update(automatic)
+
+    @work(exclusive=True, group="form", exit_on_error=False)
+    async def send(
+        self,
+        operation: Callable[[bool], Awaitable[list[TopicResult]]],
+        validate_only: bool,
+        failure_title: str,
+        done: object,
+    ) -> None:
+        """Validate-only shows the broker's verdict; a successful change closes the form."""
+        try:
+            result = (await operation(validate_only))[0]
+        except AdminError as exc:
+            self.notify(exc.message, title=failure_title, severity="error", timeout=12)
+            return
+        self.show_result(result)
+        if result.ok and not validate_only:
+            notify_results(self, [result])
+            self.dismiss(done)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Input, Label
 
 from ...admin import (
-    AdminError,
     ClusterInfo,
     KafkaAdmin,
     NewPartitions,
@@ -18,9 +17,7 @@ from ...admin import (
     validation,
 )
 from ...commands.parsing import UsageError, replica_lists
-from ..widgets.tables import PreviewTable
-from .changes import notify_results
-from .forms import FormScreen, automatic_summary, placement_summary
+from .forms import FormScreen, automatic_summary
 
 
 class IncreasePartitionsScreen(FormScreen):
@@ -84,31 +81,17 @@ class IncreasePartitionsScreen(FormScreen):
                 errors[field] = problem.message
         self.request = None if errors else request
         self.set_errors(errors)
-        table = self.query_one(PreviewTable)
-        summary = self.query_one("#preview-summary")
-        offline = {b.id for b in self.cluster.brokers if b.fenced} if self.cluster else set()
-        if lists:
-            summary.update(f"New partitions to send:\n{placement_summary(lists, self.cluster)}")  # type: ignore[attr-defined]
-            table.show(len(self.topic.partitions), lists, offline)
-            table.display = True
-        else:
-            added = (total - len(self.topic.partitions)) if total else None
-            summary.update(automatic_summary(added, self.topic.replication_factor, self.cluster))  # type: ignore[attr-defined]
-            table.display = False
+        added = (total - len(self.topic.partitions)) if total else None
+        automatic = automatic_summary(added, self.topic.replication_factor, self.cluster)
+        self.show_preview(len(self.topic.partitions), lists, automatic, "New partitions to send")
 
     def action_submit(self, validate_only: bool) -> None:
         self.revalidate()
-        if self.request is not None:
-            self.apply(self.request, validate_only)
-
-    @work(exclusive=True, group="partitions", exit_on_error=False)
-    async def apply(self, request: NewPartitions, validate_only: bool) -> None:
-        try:
-            result = (await self.admin.create_partitions([request], validate_only=validate_only))[0]
-        except AdminError as exc:
-            self.notify(exc.message, title="Increase failed", severity="error", timeout=12)
-            return
-        self.show_result(result)
-        if result.ok and not validate_only:
-            notify_results(self, [result])
-            self.dismiss(request.total)
+        request = self.request
+        if request is not None:
+            self.send(
+                lambda v: self.admin.create_partitions([request], validate_only=v),
+                validate_only,
+                "Increase failed",
+                request.total,
+            )
