@@ -75,6 +75,13 @@ async def test_topics_table_filters_as_you_type_and_by_health(
         assert "[x]u under-replicated" in str(app.screen.query_one("#toggles", Static).render())
         await pilot.press("u", "escape")
         assert set(names) <= set(shown(app)) and app.screen.query_one(Input).value == ""
+        # a refresh keeps the selected topic and the scroll position
+        table = app.screen.query_one(TopicTable)
+        await pilot.press("end", "up", "up")
+        selected, scroll = table.current, table.scroll_offset.y
+        await pilot.press("r")
+        await settle(app, pilot)
+        assert table.current == selected and table.scroll_offset.y == scroll
 
 
 async def test_create_a_topic(
