@@ -4,17 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
+
+from ...config import Profile
 
 if TYPE_CHECKING:
     from ..app import KafkaTuiApp
 
 
 class KafkaScreen(Screen[Any]):
+    # Actions that change the cluster: a read-only profile hides them from the footer and
+    # the palette, and refuses them.
+    CHANGE_ACTIONS: ClassVar[frozenset[str]] = frozenset()
+    profile: Profile | None = None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        read_only = self.profile is not None and self.profile.read_only
+        return not (read_only and action in self.CHANGE_ACTIONS)
+
     @property
     def kafka_app(self) -> KafkaTuiApp:
         return self.app  # type: ignore[return-value]

@@ -21,6 +21,8 @@ from .partitions import IncreasePartitionsScreen
 
 
 class TopicDetailScreen(KafkaScreen):
+    profile: Profile
+    CHANGE_ACTIONS = frozenset({"increase", "delete"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", id="detail.back"),
         Binding("r", "refresh", "Refresh", id="detail.refresh", tooltip="Refresh this topic"),
@@ -55,9 +57,6 @@ class TopicDetailScreen(KafkaScreen):
     def on_mount(self) -> None:
         self.query_one("#configs", DataTable).add_columns("", "Config", "Value", "Source")
         self.load()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        return not (action in ("increase", "delete") and self.profile.read_only)
 
     @work(exclusive=True, group="detail", exit_on_error=False)
     async def load(self) -> None:

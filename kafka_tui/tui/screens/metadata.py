@@ -58,6 +58,8 @@ def cluster_line(info: ClusterInfo, profile: Profile) -> Text:
 
 
 class MetadataScreen(KafkaScreen):
+    profile: Profile
+    CHANGE_ACTIONS = frozenset({"create", "increase", "delete"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "slash",
@@ -143,10 +145,6 @@ class MetadataScreen(KafkaScreen):
         self.refresh_metadata()
         if self.refresh_seconds > 0:
             self.set_interval(self.refresh_seconds, self.refresh_metadata)
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Read-only profiles: changes are hidden from the footer and the palette, and refused.
-        return not (action in ("create", "increase", "delete") and self.profile.read_only)
 
     # -- loading ---------------------------------------------------------------------------
 
