@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from .admin.model import ConnectionSettings, SaslMechanism, SecurityProtocol
+from .paths import user_path
 
 
 class ConfigError(Exception):
@@ -55,12 +56,7 @@ _TOP_KEYS = {"default_profile", "profiles", "keys"}
 
 
 def default_config_path() -> Path:
-    env = os.environ.get("KAFKA_TUI_CONFIG")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
-    return base / "kafka-tui" / "config.toml"
+    return user_path("KAFKA_TUI_CONFIG", "XDG_CONFIG_HOME", ".config", "config.toml")
 
 
 def load_settings(path: Path | None, *, required: bool = False) -> Settings:

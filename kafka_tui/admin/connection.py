@@ -107,10 +107,6 @@ class AdminConnection:
         if self._client is None:
             await self.connect()
 
-    @property
-    def connected(self) -> bool:
-        return self._client is not None
-
     async def close(self) -> None:
         if self._client is not None:
             await self._client.close()

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..paths import user_path
 from . import node, probe, props
 from .jars import KRAFT_VERSION, ZK_VERSION, KafkaJars, ensure_kafka
 
@@ -73,12 +74,7 @@ class ClusterState:
 
 
 def default_root() -> Path:
-    env = os.environ.get("KAFKA_TUI_DEVCLUSTER_DIR")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_STATE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "state"
-    return base / "kafka-tui" / "devcluster"
+    return user_path("KAFKA_TUI_DEVCLUSTER_DIR", "XDG_STATE_HOME", ".local/state", "devcluster")
 
 
 def _kafka_cluster_id() -> str:

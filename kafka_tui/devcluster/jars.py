@@ -12,6 +12,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..paths import user_path
+
 KRAFT_VERSION = "4.1.2"
 ZK_VERSION = "3.9.2"
 
@@ -40,12 +42,7 @@ class KafkaJars:
 
 
 def cache_root() -> Path:
-    env = os.environ.get("KAFKA_TUI_CACHE")
-    if env:
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "kafka-tui"
+    return user_path("KAFKA_TUI_CACHE", "XDG_CACHE_HOME", ".cache")
 
 
 def _pom(version: str) -> str:

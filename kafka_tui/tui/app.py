@@ -31,13 +31,13 @@ class KafkaTuiApp(App[None]):
         self,
         settings: Settings,
         profile: Profile | None,
-        admin_factory: AdminFactory = lambda p: KafkaAdmin(p.connection),
+        admin_factory: AdminFactory | None = None,
         refresh_seconds: float = 10.0,
     ) -> None:
         super().__init__()
         self.settings = settings
         self.initial_profile = profile
-        self.admin_factory = admin_factory
+        self.admin_factory: AdminFactory = admin_factory or (lambda p: KafkaAdmin(p.connection))
         self.refresh_seconds = refresh_seconds
         self.profile: Profile | None = None
         self.admin: KafkaAdmin | None = None
@@ -96,10 +96,6 @@ def make_app(
     admin_factory: AdminFactory | None = None,
     refresh_seconds: float = 10.0,
 ) -> KafkaTuiApp:
-    if profile is None and len(settings.profiles) == 1:
-        profile = next(iter(settings.profiles.values()))
-    if profile is None and settings.default_profile:
-        profile = settings.profiles[settings.default_profile]
-    if admin_factory is None:
-        return KafkaTuiApp(settings, profile, refresh_seconds=refresh_seconds)
+    """The app for `profile`, or with the profile picker when it is None (the CLI decides
+    which, with resolve_profile)."""
     return KafkaTuiApp(settings, profile, admin_factory, refresh_seconds)

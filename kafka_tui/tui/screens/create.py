@@ -13,7 +13,7 @@ from textual.widgets import Footer, Input, Label
 
 from ...admin import ClusterInfo, KafkaAdmin, TopicSpec, validation
 from ...commands.parsing import UsageError, add_config, replica_assignment
-from .forms import FormScreen, automatic_summary
+from .forms import ERROR_FIELD, FormScreen, automatic_summary
 
 COMMON_CONFIGS = [
     "cleanup.policy=",
@@ -107,11 +107,7 @@ class CreateTopicScreen(FormScreen):
             None if errors.keys() - {"name"} else validation.check_spec(replace(spec, name="x"))
         )
         if problem is not None:
-            field = {
-                "INVALID_PARTITIONS": "partitions",
-                "INVALID_REPLICATION_FACTOR": "rf",
-                "INVALID_CONFIG": "configs",
-            }.get(problem.name, "assignment")
+            field = ERROR_FIELD.get(problem.name, "assignment")
             errors[field] = problem.message.replace("Topic 'x': ", "")
         effective_rf = len(assignment[0]) if assignment else rf
         registered = len(self.cluster.brokers) if self.cluster else None

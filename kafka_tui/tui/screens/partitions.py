@@ -17,7 +17,7 @@ from ...admin import (
     validation,
 )
 from ...commands.parsing import UsageError, replica_lists
-from .forms import FormScreen, automatic_summary
+from .forms import ERROR_FIELD, FormScreen, automatic_summary
 
 
 class IncreasePartitionsScreen(FormScreen):
@@ -77,7 +77,7 @@ class IncreasePartitionsScreen(FormScreen):
                 request, len(self.topic.partitions), self.topic.replication_factor
             )
             if problem is not None:
-                field = "partitions" if problem.name == "INVALID_PARTITIONS" else "assignment"
+                field = ERROR_FIELD.get(problem.name, "assignment")
                 errors[field] = problem.message
         self.request = None if errors else request
         self.set_errors(errors)
