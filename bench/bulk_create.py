@@ -1,87 +1,174 @@
-"""Create 2,000 topics (3 partitions, RF 3) on a local KRaft cluster, three ways, and print:
+"""Create and delete 2,000 topics (3 partitions, RF 3): kafka-tui vs one raw request, side by side.
 
-  (a) kafka-tui's command line: one `kafka-tui topics create` process for all topics
-      (validates, batches, waits until every broker shows a leader for every partition);
-  (b) one raw CreateTopics request with the same topics: the broker's own cost, the limit;
-  (c) Kafka's own kafka-topics.sh way: its TopicCommand class (from the Maven jars), one JVM
-      per topic, timed on a sample and scaled to the whole batch.
+For each kind of cluster (KRaft 4.1, ZooKeeper-mode 3.9), in one run, alternating A B A B:
+  (A) one `kafka-tui topics create` (or `topics delete --yes`) process for all the topics;
+  (B) one process sending one raw CreateTopics (DeleteTopics) request through aiokafka's own
+      admin client (bench/raw_admin.py): the broker's cost plus Python's, the yardstick.
+Both are timed as whole processes (start-up included); before each timed command the
+cluster is quiet (every broker shows the previous change). Then the busy test: 10 creates
+of 2,000 topics, each followed at once by their deletion, while the brokers still apply the
+previous ones; afterwards every reported result is checked against the cluster (a topic
+reported failed that existed is a false failure). Optional: (C) kafka-topics.sh's
+TopicCommand, one JVM per topic, on a sample; `--before SRC` times another kafka-tui
+checkout's create and delete (e.g. an older commit) as (A0).
 
-Usage: python bench/bulk_create.py [--topics 2000] [--sample 10] [--keep]
-The cluster runs in its own folder (not the demo's) and is removed at the end unless --keep.
-Nothing here asserts a time; it prints figures.
+Usage: python bench/bulk_create.py [--modes kraft,zk] [--topics 2000] [--rounds 3]
+       [--busy-runs 10] [--topic-command-sample 0] [--before SRC] [--keep]
+Prints figures and ratios; asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin
-from kafka_tui.admin.batches import creatable
-from kafka_tui.admin.model import TopicSpec
-from kafka_tui.admin.protocol import CreateTopicsRequest
-from kafka_tui.devcluster import KRAFT_VERSION, DevCluster, ensure_kafka
+from kafka_tui.devcluster import KRAFT_VERSION, ZK_VERSION, DevCluster, ensure_kafka
 from kafka_tui.devcluster.node import java_bin
 
+HERE = Path(__file__).resolve().parent
 
-def ours(bootstrap: str, names: list[str]) -> float:
-    cmd = [
-        sys.executable,
-        "-m",
-        "kafka_tui.cli",
-        "--bootstrap-server",
-        bootstrap,
-        "--output",
-        "json",
-        "topics",
-        "create",
-        *names,
-        "--partitions",
-        "3",
-        "--replication-factor",
-        "3",
-        "--timeout-ms",
-        "300000",
-    ]
+
+def run_process(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
     started = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     elapsed = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"kafka-tui create failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    return elapsed
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{cmd[:6]} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    return elapsed, proc.stdout
 
 
-async def raw(bootstrap: str, names: list[str]) -> float:
-    specs = [creatable(TopicSpec(n, 3, 3)) for n in names]
+def ours(
+    bootstrap: str, action: str, names: list[str], src: str | None = None
+) -> tuple[float, Any]:
+    cmd = [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap]
+    cmd += ["--output", "json", "topics", action, *names]
+    if action == "create":
+        cmd += ["--partitions", "3", "--replication-factor", "3", "--timeout-ms", "300000"]
+    else:
+        cmd += ["--yes", "--timeout-ms", "300000"]
+    env = dict(os.environ, PYTHONPATH=src) if src else None
+    seconds, out = run_process(cmd, env)
+    return seconds, json.loads(out)
+
+
+def raw(bootstrap: str, action: str, names: list[str]) -> tuple[float, Any]:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(names))
+    try:
+        cmd = [sys.executable, str(HERE / "raw_admin.py"), action, bootstrap, f.name]
+        seconds, out = run_process(cmd)
+    finally:
+        os.unlink(f.name)
+    return seconds, json.loads(out)
+
+
+async def _views(bootstrap: str, names: list[str]) -> list[set[str]]:
+    """The names each live broker lists right now."""
     async with KafkaAdmin(ConnectionSettings(bootstrap, request_timeout_ms=300_000)) as admin:
-        controller = await admin._controller()
-        started = time.perf_counter()
-        response = await admin._send(CreateTopicsRequest(specs, 300_000, False), controller)
-        elapsed = time.perf_counter() - started
-    failed = [t for t in response.to_object()["topics"] if t["error_code"]]
-    if failed:
-        raise SystemExit(f"raw CreateTopics failed for {len(failed)} topics: {failed[:2]}")
-    return elapsed
+        nodes = sorted(b.nodeId for b in admin.client.cluster.brokers())
+        views = []
+        for node in nodes:
+            metadata = await admin._metadata(names, node)
+            views.append({t["name"] for t in metadata["topics"] if not t["error_code"]})
+        return views
 
 
-async def delete_all(bootstrap: str, names: list[str]) -> float:
-    async with KafkaAdmin(ConnectionSettings(bootstrap, request_timeout_ms=300_000)) as admin:
-        started = time.perf_counter()
-        results = await admin.delete_topics(names, timeout_ms=300_000)
-        elapsed = time.perf_counter() - started
-    if not all(r.ok for r in results):
-        raise SystemExit(f"deleting failed: {[r for r in results if not r.ok][:2]}")
-    return elapsed
+def settle(bootstrap: str, names: list[str], exist: bool, timeout: float = 600) -> float:
+    """Wait until every broker lists all of `names` (or none); returns the seconds waited."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        views = asyncio.run(_views(bootstrap, names))
+        if all((v == set(names)) if exist else not v for v in views):
+            return time.perf_counter() - started
+        time.sleep(0.5)
+    raise SystemExit(f"the brokers did not settle within {timeout}s")
 
 
-def topic_command(bootstrap: str, names: list[str]) -> list[float]:
-    jars = ensure_kafka(KRAFT_VERSION)
+def side_by_side(
+    bootstrap: str, n: int, rounds: int, mode: str, before: str | None
+) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {
+        k: [] for k in ("A create", "B create", "A delete", "B delete")
+    }
+    if before:
+        times |= {"A0 create": [], "A0 delete": []}
+    lag: list[float] = []
+    for r in range(rounds):
+        for who in ("A0", "A", "B") if before else ("A", "B"):
+            names = [f"bench-{who.lower()}-{mode}-{r}-{i:05d}" for i in range(n)]
+            for action in ("create", "delete"):
+                if who == "B":
+                    seconds, report = raw(bootstrap, action, names)
+                    bad = report["failed"]
+                else:
+                    seconds, report = ours(
+                        bootstrap, action, names, before if who == "A0" else None
+                    )
+                    bad = sum(1 for t in report if not t["ok"])
+                times[f"{who} {action}"].append(seconds)
+                waited = settle(bootstrap, names, exist=action == "create")
+                if action == "create":
+                    lag.append(waited)
+                flag = f"  ({bad} FAILED)" if bad else ""
+                print(
+                    f"  round {r + 1} {who:2} {action}: {seconds:7.2f}s, brokers caught up "
+                    f"{waited:5.1f}s later{flag}",
+                    flush=True,
+                )
+    times["brokers' lag after a create"] = lag
+    return times
+
+
+def busy(bootstrap: str, n: int, runs: int, mode: str) -> dict[str, int]:
+    """Creates and deletions back to back while the brokers still apply the previous ones."""
+    counts = dict(
+        created_ok=0,
+        create_failed=0,
+        create_false_failure=0,
+        deleted_ok=0,
+        delete_failed=0,
+        misreported=0,
+        timeouts=0,
+    )
+    final: dict[str, bool] = {}
+    for k in range(runs):
+        names = [f"busy-{mode}-{k}-{i:05d}" for i in range(n)]
+        _, created = ours(bootstrap, "create", names)
+        _, deleted = ours(bootstrap, "delete", names)
+        create_ok = {t["topic"]: t["ok"] for t in created}
+        for t in created + deleted:
+            counts["timeouts"] += t.get("error") == "REQUEST_TIMED_OUT"
+        for t in deleted:
+            c_ok = create_ok[t["topic"]]
+            counts["created_ok" if c_ok else "create_failed"] += 1
+            if not c_ok and t["ok"]:
+                counts["create_false_failure"] += 1  # reported failed, yet it existed
+            counts["deleted_ok" if t["ok"] else "delete_failed"] += 1
+            final[t["topic"]] = t["ok"]
+        print(
+            f"  busy run {k + 1}: {sum(create_ok.values())}/{n} created, "
+            f"{sum(t['ok'] for t in deleted)}/{n} deleted",
+            flush=True,
+        )
+    names = sorted(final)
+    settle(bootstrap, [t for t in names if final[t]], exist=False)
+    still = set().union(*asyncio.run(_views(bootstrap, names)))
+    counts["misreported"] = sum(1 for t in names if final[t] == (t in still))
+    return counts
+
+
+def topic_command(bootstrap: str, version: str, names: list[str]) -> list[float]:
+    jars = ensure_kafka(version)
     times = []
     for name in names:
         cmd = [
@@ -101,55 +188,71 @@ def topic_command(bootstrap: str, names: list[str]) -> list[float]:
             "--replication-factor",
             "3",
         ]
-        started = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        times.append(time.perf_counter() - started)
-        if proc.returncode != 0:
-            raise SystemExit(f"TopicCommand failed: {proc.stdout[-1000:]}{proc.stderr[-1000:]}")
+        seconds, _ = run_process(cmd)
+        times.append(seconds)
     return times
+
+
+def report(mode: str, n: int, times: dict[str, list[float]], counts: dict[str, int]) -> None:
+    med = {k: statistics.median(v) for k, v in times.items() if v}
+    print(
+        f"\n== {mode}: {n} topics x 3 partitions x RF 3, median of {len(times['A create'])} "
+        "(min-max), whole processes =="
+    )
+    for k, v in times.items():
+        if v:
+            print(f"  {k:32} {med[k]:7.2f}s  ({min(v):.2f}-{max(v):.2f})")
+    for action in ("create", "delete"):
+        pairs = [a / b for a, b in zip(times[f"A {action}"], times[f"B {action}"], strict=True)]
+        print(
+            f"  {action}: kafka-tui / raw request = {statistics.median(pairs):.2f}x "
+            f"(pairwise median; {min(pairs):.2f}-{max(pairs):.2f})"
+        )
+        if f"A0 {action}" in med:
+            print(
+                f"  {action}: before / raw = {med[f'A0 {action}'] / med[f'B {action}']:.2f}x, "
+                f"before / now = {med[f'A0 {action}'] / med[f'A {action}']:.2f}x"
+            )
+    if counts:
+        print(
+            f"  busy ({counts['created_ok'] + counts['create_failed']} creates and deletions "
+            f"back to back): {json.dumps(counts)}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modes", default="kraft,zk")
     parser.add_argument("--topics", type=int, default=2000)
-    parser.add_argument("--sample", type=int, default=10)
-    parser.add_argument("--keep", action="store_true", help="leave the cluster running")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--busy-runs", type=int, default=10)
+    parser.add_argument("--topic-command-sample", type=int, default=0)
+    parser.add_argument("--before", metavar="SRC", help="another kafka-tui checkout to time too")
+    parser.add_argument("--keep", action="store_true", help="leave the clusters running")
     args = parser.parse_args()
 
     os.environ.setdefault("KAFKA_TUI_BROKER_HEAP_MB", "1024")
-    root = Path(tempfile.gettempdir()) / "kafka-tui-bench-cluster"
-    cluster = DevCluster(root)
-    cluster.down()
-    started = time.perf_counter()
-    cluster.up("kraft", brokers=3)
-    print(f"KRaft {KRAFT_VERSION} cluster, 3 brokers, up in {time.perf_counter() - started:.1f}s")
-    bootstrap = cluster.bootstrap_servers()
-    n = args.topics
-    try:
-        a = ours(bootstrap, [f"bench-ours-{i:05d}" for i in range(n)])
-        d = asyncio.run(delete_all(bootstrap, [f"bench-ours-{i:05d}" for i in range(n)]))
-        b = asyncio.run(raw(bootstrap, [f"bench-raw-{i:05d}" for i in range(n)]))
-        asyncio.run(delete_all(bootstrap, [f"bench-raw-{i:05d}" for i in range(n)]))
-        sample = topic_command(bootstrap, [f"bench-tc-{i:05d}" for i in range(args.sample)])
-    finally:
-        if not args.keep:
-            cluster.down()
-    per_topic = sum(sample) / len(sample)
-    c = per_topic * n
-    print(f"\n{n} topics x 3 partitions x RF 3")
-    print(f"{'way':58} {'seconds':>9} {'topics/s':>9} {'vs raw':>7}")
-    for label, seconds in (
-        ("(a) kafka-tui topics create (one process, waits for leaders)", a),
-        ("(b) one raw CreateTopics request (broker's own cost)", b),
-        (f"(c) kafka-topics.sh / TopicCommand per topic (scaled from {len(sample)})", c),
-    ):
-        print(f"{label:58} {seconds:9.2f} {n / seconds:9.1f} {seconds / b:6.1f}x")
-    print(f"\n(a) vs (c): kafka-tui is {c / a:.0f}x faster than one TopicCommand per topic")
-    print(
-        f"TopicCommand per topic: mean {per_topic:.2f}s, min {min(sample):.2f}s, "
-        f"max {max(sample):.2f}s"
-    )
-    print(f"bonus: deleting the {n} topics through the admin layer took {d:.2f}s")
+    for mode in args.modes.split(","):
+        cluster = DevCluster(Path(tempfile.gettempdir()) / f"kafka-tui-bench-{mode}")
+        cluster.down()
+        started = time.perf_counter()
+        cluster.up(mode, brokers=3)  # type: ignore[arg-type]
+        version = KRAFT_VERSION if mode == "kraft" else ZK_VERSION
+        print(
+            f"{mode} {version}, 3 brokers, up in {time.perf_counter() - started:.1f}s", flush=True
+        )
+        bootstrap = cluster.bootstrap_servers()
+        try:
+            times = side_by_side(bootstrap, args.topics, args.rounds, mode, args.before)
+            counts = busy(bootstrap, args.topics, args.busy_runs, mode) if args.busy_runs else {}
+            if args.topic_command_sample:
+                names = [f"bench-tc-{i:05d}" for i in range(args.topic_command_sample)]
+                sample = topic_command(bootstrap, version, names)
+                times["C TopicCommand per topic x N"] = [s * args.topics for s in sample]
+        finally:
+            if not args.keep:
+                cluster.down()
+        report(mode, args.topics, times, counts)
 
 
 if __name__ == "__main__":

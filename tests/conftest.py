@@ -43,6 +43,16 @@ def _start(mode: Mode, root: Path) -> Iterator[Cluster]:
             dev.down()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_change_journal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The journal of recent changes (admin/journal.py) in the run's own folder; command-line
+    tests inherit it through the environment."""
+    path = tmp_path_factory.mktemp("state") / "recent-changes.jsonl"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KAFKA_TUI_JOURNAL", str(path))
+        yield
+
+
 @pytest.fixture(scope="session")
 def kraft_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     yield from _start("kraft", tmp_path_factory.mktemp("kraft"))

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from kafka_tui.admin import KafkaAdmin, TopicSpec
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, NewPartitions, TopicSpec
 from kafka_tui.admin.validation import COLLISION_WARNING
 
 from .conftest import Cluster
@@ -42,7 +42,7 @@ async def test_a_batch_reports_each_topic_and_one_failure_hides_nothing(
     assert by_name[good1].configs["retention.ms"].value == "60000"
     assert by_name[good1].configs["retention.ms"].is_override
     assert [p.replicas for p in by_name[good2].partitions] == [[1, 2], [2, 3], [3, 1]]
-    # timeout > 0: the call returned only once every partition had a leader.
+    # timeout > 0: the controller answered once every partition had a leader.
     assert all(p.leader >= 0 for t in found for p in t.partitions)
 
 
@@ -73,16 +73,34 @@ async def test_zero_timeout_returns_once_accepted_and_check_again_finds_the_topi
     name = topic_name()
     result = (await admin.create_topics([TopicSpec(name, 6, 3)], timeout_ms=0))[0]
     assert result.ok
-    import time
-
-    from kafka_tui.admin.connection import poll_until
-
-    async def exists() -> bool | None:
-        return True if (await admin.check_topics([name]))[0].ok else None
-
-    assert await poll_until(exists, time.monotonic() + 30)
     checked = (await admin.check_topics([name]))[0]
+    assert checked.ok, checked.message
     assert checked.partitions == 6 and checked.replication_factor == 3
+
+
+async def test_reads_after_a_change_never_go_backwards_whichever_broker_answers(
+    cluster: Cluster, admin: KafkaAdmin, topic_name: Names
+) -> None:
+    """The result follows the controller's answer; brokers apply the change afterwards (on
+    ZooKeeper mode one by one). Every later read, starting at any broker, in this client or
+    a new one (another process), must still show it."""
+    names = [topic_name(str(i)) for i in range(20)]
+    results = await admin.create_topics([TopicSpec(n, 3, 2) for n in names], timeout_ms=0)
+    assert all(r.ok for r in results)
+    grown = await admin.create_partitions([NewPartitions(names[0], 5)])
+    assert grown[0].ok, grown[0].message
+    deleted = await admin.delete_topics([names[1]])
+    assert deleted[0].ok and deleted[0].topic_id == results[1].topic_id
+    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as fresh:
+        for client in (admin, fresh):
+            for broker in (1, 2, 3):
+                client._read_node = broker
+                found, errors = await client.describe_topics(names, configs=False)
+                assert [t.name for t in found] == [n for n in names if n != names[1]]
+                assert [e.topic for e in errors] == [names[1]]
+                assert len(found[0].partitions) == 5
+                checked = await client.check_topics(names[2:])
+                assert all(c.ok for c in checked), [c.message for c in checked if not c.ok]
 
 
 async def test_the_same_topic_twice_is_invalid_request_for_that_topic_only(

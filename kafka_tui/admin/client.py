@@ -1,14 +1,16 @@
 """The async admin client: KIP-4 / KIP-195 changes, as batches.
 
 Every batch operation returns one TopicResult per topic, in the order given; one topic's
-failure never hides another's. Changes are followed by polling metadata until the cluster
-shows them (or the caller's timeout ends), never by sleeping a fixed time.
+failure never hides another's. A result follows the controller's answer (KIP-4): with a
+timeout > 0 the controller answers once the change is committed with leaders for every
+partition, and REQUEST_TIMED_OUT (only when the controller itself says so) means "may
+still complete; check again". Brokers apply a committed change afterwards; kafka-tui's own
+later reads wait for a broker that has it (journal.py), so they never go backwards.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from . import protocol, validation
@@ -20,8 +22,8 @@ from .batches import (
     failed,
     merge,
 )
-from .connection import poll_until
 from .errors import ValidationError, sentence
+from .journal import Expectation
 from .model import (
     ConfigChange,
     ConfigOp,
@@ -30,7 +32,7 @@ from .model import (
     TopicResult,
     TopicSpec,
 )
-from .reading import UNKNOWN_TOPIC, AdminReads
+from .reading import AdminReads
 
 
 class KafkaAdmin(AdminReads):
@@ -69,7 +71,6 @@ class KafkaAdmin(AdminReads):
         names = [s.name for s in specs]
         refused = self._validated(names, lambda i: validation.check_spec(specs[i]), "create")
         to_send = [s for i, s in enumerate(specs) if i not in refused]
-        started = time.monotonic()
         answers: dict[str, dict[str, Any]] = {}
         for chunk in chunks(to_send, create_cost):
             answers.update(
@@ -88,9 +89,16 @@ class KafkaAdmin(AdminReads):
         results = merge(
             names, refused, answers, lambda i, a: self._create_result(specs[i], a, validate_only)
         )
-        if timeout_ms > 0 and not validate_only:
-            await self._await_created(results, started + timeout_ms / 1000, "the creation")
+        if not validate_only:
+            self._expect(
+                Expectation(r.topic, True, r.partitions or 1, r.topic_id)
+                for r in results.values()
+                if r.ok
+            )
         return [results[i] for i in range(len(specs))]
+
+    def _expect(self, expectations: Iterable[Expectation]) -> None:
+        self.journal.record(self.cluster_id, expectations)
 
     def _create_result(
         self, spec: TopicSpec, answer: dict[str, Any], validate_only: bool
@@ -108,17 +116,6 @@ class KafkaAdmin(AdminReads):
             replication_factor=rf if rf is not None and rf >= 0 else None,
             warning=validation.collision_warning(spec.name),
         )
-
-    async def _await_created(
-        self, results: dict[int, TopicResult], deadline: float, what: str
-    ) -> None:
-        expected = {r.topic: r.partitions or 1 for r in results.values() if r.ok}
-        if not expected:
-            return
-        ready = await self._wait_for_leaders(expected, deadline)
-        for i, r in list(results.items()):
-            if r.ok and r.topic not in ready:
-                results[i] = self._timed_out(r, what)
 
     # -- increase partitions (KIP-195) ---------------------------------------------------------
 
@@ -147,7 +144,6 @@ class KafkaAdmin(AdminReads):
 
         refused = self._validated(names, check, "create partitions")
         to_send = [r for i, r in enumerate(requests) if i not in refused]
-        started = time.monotonic()
         answers = (
             await self._to_controller(
                 lambda items: protocol.CreatePartitionsRequest(
@@ -175,8 +171,10 @@ class KafkaAdmin(AdminReads):
                 partitions=requests[i].total,
             ),
         )
-        if timeout_ms > 0 and not validate_only:
-            await self._await_created(results, started + timeout_ms / 1000, "the increase")
+        if not validate_only:
+            self._expect(
+                Expectation(r.topic, True, r.partitions or 1) for r in results.values() if r.ok
+            )
         return [results[i] for i in range(len(requests))]
 
     # -- delete topics ---------------------------------------------------------------------------
@@ -184,9 +182,12 @@ class KafkaAdmin(AdminReads):
     async def delete_topics(
         self, names: Sequence[str], *, timeout_ms: int = 30_000, allow_internal: bool = False
     ) -> list[TopicResult]:
+        metadata = await self._metadata(list(dict.fromkeys(names)))
+        # ZooKeeper-mode 3.9 answers a deletion by name with no topic id; the id tells a later
+        # read whether a topic listed under the same name is the deleted one or a new one.
+        ids = {t["name"]: t["topic_id"] for t in metadata["topics"] if not t["error_code"]}
         internal: set[str] = set()
         if not allow_internal:
-            metadata = await self._metadata(list(dict.fromkeys(names)))
             internal = {t["name"] for t in metadata["topics"] if t["is_internal"]}
             internal |= KNOWN_INTERNAL_TOPICS.intersection(names)
 
@@ -203,7 +204,6 @@ class KafkaAdmin(AdminReads):
                     "share groups).",
                 )
         to_send = [n for i, n in enumerate(names) if i not in refused]
-        started = time.monotonic()
         answers = (
             await self._to_controller(
                 lambda items: protocol.DeleteTopicsRequest(
@@ -221,35 +221,17 @@ class KafkaAdmin(AdminReads):
             names,
             refused,
             answers,
-            lambda i, _: TopicResult(names[i], ok=True, message=f"Topic '{names[i]}' deleted."),
+            lambda i, a: TopicResult(
+                names[i],
+                ok=True,
+                message=f"Topic '{names[i]}' deleted.",
+                topic_id=a["topic_id"] or ids.get(names[i]),
+            ),
         )
-        if timeout_ms > 0:
-            await self._await_deleted(results, started + timeout_ms / 1000)
+        self._expect(
+            Expectation(r.topic, False, topic_id=r.topic_id) for r in results.values() if r.ok
+        )
         return [results[i] for i in range(len(names))]
-
-    async def _await_deleted(self, results: dict[int, TopicResult], deadline: float) -> None:
-        pending = {r.topic for r in results.values() if r.ok}
-
-        async def check() -> bool | None:
-            if pending:
-                still_listed: set[str] = set()
-                for metadata in await self._metadata_everywhere(sorted(pending)):
-                    still_listed.update(
-                        t["name"] for t in metadata["topics"] if t["error_code"] != UNKNOWN_TOPIC
-                    )
-                pending.intersection_update(still_listed)
-            return True if not pending else None
-
-        await poll_until(check, deadline)
-        for i, r in list(results.items()):
-            if r.topic in pending:
-                results[i] = TopicResult(
-                    r.topic,
-                    ok=False,
-                    error="REQUEST_TIMED_OUT",
-                    message=f"Topic '{r.topic}': the deletion was accepted but the topic was "
-                    "still listed when the timeout ended. It may still disappear; check again.",
-                )
 
     # -- configs -----------------------------------------------------------------------------
 
@@ -311,8 +293,9 @@ class KafkaAdmin(AdminReads):
         ]
         answers: dict[str, dict[str, Any]] = {}
         if ops:
+            node = await self._node_for([t for t, _ in ops])
             response = (
-                await self._send(protocol.IncrementalAlterConfigsRequest(ops, validate_only))
+                await self._send(protocol.IncrementalAlterConfigsRequest(ops, validate_only), node)
             ).to_object()
             answers = {r["resource_name"]: r for r in response["responses"]}
         verb = "would be updated" if validate_only else "updated"

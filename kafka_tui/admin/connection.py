@@ -1,7 +1,9 @@
 """The connection under the admin client: aiokafka's connections, deadlines, routing.
 
-Requests go to any broker, to every live broker (to see a change the way clients will), or
-to the controller (ZooKeeper mode needs it; KRaft brokers forward).
+Changes go to the controller (ZooKeeper mode needs it; KRaft brokers forward). Reads go to
+one broker, the same one while it answers, and only once its metadata meets what kafka-tui
+itself changed recently (journal.py): a read after a change never shows the cluster from
+before it, without waiting for every broker after every change.
 """
 
 from __future__ import annotations
@@ -23,12 +25,26 @@ from aiokafka.helpers import create_ssl_context
 
 from . import protocol
 from .errors import AdminError, ConnectionFailed
+from .journal import ChangeJournal, Expectation
 from .model import ConnectionSettings
 
 T = TypeVar("T")
 
 NOT_CONTROLLER = 41
 _NOT_CONTROLLER_RETRIES = 3
+# A broker may lag this far behind a change kafka-tui made before its expectation is taken
+# for stale (all brokers agree on another state: the topic changed again elsewhere).
+_STALE_AFTER_S = 60.0
+
+
+def _unmet(metadata: dict[str, Any], pending: list[Expectation]) -> set[str]:
+    """The topics of `pending` whose expectation this Metadata answer does not meet."""
+    listed = {t["name"]: t for t in metadata["topics"]}
+    return {e.topic for e in pending if not e.met_by(listed.get(e.topic))}
+
+
+def _age_origin(pending: list[Expectation], topic: str) -> float:
+    return next(e.at for e in pending if e.topic == topic)
 
 
 async def poll_until(
@@ -50,10 +66,21 @@ async def poll_until(
 class AdminConnection:
     """Connects with the profile's settings; use as `async with ...:`."""
 
-    def __init__(self, settings: ConnectionSettings, *, client_side_validation: bool = True):
+    def __init__(
+        self,
+        settings: ConnectionSettings,
+        *,
+        client_side_validation: bool = True,
+        journal: ChangeJournal | None = None,
+    ):
         self.settings = settings
         self.client_side_validation = client_side_validation
+        self.journal = journal or ChangeJournal()
+        self.cluster_id: str | None = None
         self._client: AIOKafkaClient | None = None
+        # The broker reads go to, and the one that answered the last request.
+        self._read_node: int | None = None
+        self._answered_by: int | None = None
 
     async def __aenter__(self) -> Self:
         await self.connect()
@@ -132,7 +159,9 @@ class AdminConnection:
         for attempt in range(2):
             node = node_id if node_id is not None and attempt == 0 else self._any_node()
             try:
-                return await asyncio.wait_for(self.client.send(node, request), timeout)
+                response = await asyncio.wait_for(self.client.send(node, request), timeout)
+                self._answered_by = node
+                return response
             except (IncompatibleBrokerVersion, NotImplementedError) as exc:
                 raise AdminError(
                     "UNSUPPORTED_VERSION",
@@ -152,16 +181,81 @@ class AdminConnection:
     async def _metadata(
         self, topics: Sequence[str] | None, node_id: int | None = None
     ) -> dict[str, Any]:
-        request = protocol.MetadataRequest(None if topics is None else list(topics))
-        return (await self._send(request, node_id)).to_object()  # type: ignore[no-any-return]
+        """Metadata for `topics` (None: all). Without `node_id`, from the read broker, once
+        its metadata meets the expectations about these topics (see journal.py)."""
+        if node_id is not None:
+            return await self._metadata_from(topics, node_id)
+        response = await self._metadata_from(topics, self._reader())
+        self._read_node = self._answered_by
+        pending = self.journal.expectations(self.cluster_id, topics)
+        if pending and _unmet(response, pending):
+            return await self._caught_up(topics, pending, response)
+        return response
 
-    async def _metadata_everywhere(self, topics: Sequence[str]) -> list[dict[str, Any]]:
-        """The same Metadata request to every live broker: a change is visible to clients only
-        once each broker has it (ZooKeeper-mode brokers learn of it one by one)."""
-        nodes = sorted(b.nodeId for b in self.client.cluster.brokers())
-        if not nodes:
-            return [await self._metadata(topics)]
-        return list(await asyncio.gather(*(self._metadata(topics, n) for n in nodes)))
+    async def _metadata_from(self, topics: Sequence[str] | None, node: int) -> dict[str, Any]:
+        request = protocol.MetadataRequest(None if topics is None else list(topics))
+        response: dict[str, Any] = (await self._send(request, node)).to_object()
+        self.cluster_id = response["cluster_id"] or self.cluster_id
+        return response
+
+    async def _node_for(self, topics: Sequence[str]) -> int:
+        """The broker to send a request about `topics` to (DescribeConfigs, AlterConfigs):
+        one that knows of kafka-tui's recent changes to them. A broker answers about a topic
+        only once its own metadata has it (ZooKeeper-mode brokers learn of topics one by one)."""
+        if self.journal.expectations(self.cluster_id, topics):
+            await self._metadata(topics)
+        return self._reader()
+
+    def _reader(self) -> int:
+        live = {b.nodeId for b in self.client.cluster.brokers()}
+        if self._read_node is not None and self._read_node in live:
+            return self._read_node
+        return self._any_node()
+
+    async def _caught_up(
+        self, topics: Sequence[str] | None, pending: list[Expectation], first: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Poll every live broker until one meets `pending`; reads stick to it from then on.
+
+        An expectation every broker still contradicts after `_STALE_AFTER_S` is stale (the
+        topic changed again through another tool) and is forgotten; so is one still unmet
+        when the request timeout ends, and the most advanced answer is returned."""
+        deadline = time.monotonic() + self.settings.request_timeout_ms / 1000
+        best, best_unmet = first, _unmet(first, pending)
+
+        async def check() -> dict[str, Any] | None:
+            nonlocal best, best_unmet, pending
+            nodes = sorted(b.nodeId for b in self.client.cluster.brokers())
+            answers = await asyncio.gather(
+                *(self._metadata_from(topics, n) for n in nodes), return_exceptions=True
+            )
+            everywhere: set[str] | None = None
+            for node, answer in zip(nodes, answers, strict=True):
+                if isinstance(answer, BaseException):
+                    continue
+                unmet = _unmet(answer, pending)
+                if not unmet:
+                    self._read_node = node
+                    return answer
+                if len(unmet) < len(best_unmet):
+                    best, best_unmet = answer, unmet
+                everywhere = unmet if everywhere is None else everywhere & unmet
+            now = time.time()
+            stale = {e.topic for e in pending if e.topic in (everywhere or set())}
+            stale = {t for t in stale if now - _age_origin(pending, t) > _STALE_AFTER_S}
+            if stale:
+                self.journal.forget(self.cluster_id, stale)
+                pending = [e for e in pending if e.topic not in stale]
+                best_unmet -= stale
+                if not best_unmet:
+                    return best
+            return None
+
+        found = await poll_until(check, deadline)
+        if found is not None:
+            return found
+        self.journal.forget(self.cluster_id, best_unmet)
+        return best
 
     async def _controller(self) -> int:
         metadata = await self._metadata([])

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import protocol
 from .batches import from_code
-from .connection import AdminConnection, poll_until
+from .connection import AdminConnection
 from .errors import KafkaRequestError, sentence
 from .model import (
     BrokerInfo,
@@ -116,7 +116,7 @@ class AdminReads(AdminConnection):
         request = protocol.DescribeConfigsRequest(
             [(protocol.RESOURCE_TOPIC, t) for t in topics], keys
         )
-        response = (await self._send(request)).to_object()
+        response = (await self._send(request, await self._node_for(topics))).to_object()
         configs: dict[str, dict[str, ConfigEntry]] = {}
         errors: list[TopicResult] = []
         for result in response["results"]:
@@ -137,40 +137,6 @@ class AdminReads(AdminConnection):
                 for c in result["configs"]
             }
         return configs, errors
-
-    # -- waiting for the cluster to show a change -----------------------------------------------
-
-    async def _leaders_ready(
-        self, topics: Sequence[str], min_partitions: dict[str, int]
-    ) -> set[str]:
-        """Those of `topics` whose partitions (at least the expected count) all have leaders,
-        as every live broker sees them."""
-        ready = set(topics)
-        for metadata in await self._metadata_everywhere(topics):
-            seen = set()
-            for t in metadata["topics"]:
-                parts = t["partitions"]
-                if (
-                    not t["error_code"]
-                    and len(parts) >= min_partitions.get(t["name"], 1)
-                    and all(p["leader_id"] >= 0 for p in parts)
-                ):
-                    seen.add(t["name"])
-            ready &= seen
-        return ready
-
-    async def _wait_for_leaders(self, expected: dict[str, int], deadline: float) -> set[str]:
-        """Poll until every topic in `expected` has its partitions led; returns those that do."""
-        pending = set(expected)
-        done: set[str] = set()
-
-        async def check() -> bool | None:
-            done.update(await self._leaders_ready(sorted(pending), expected))
-            pending.difference_update(done)
-            return True if not pending else None
-
-        await poll_until(check, deadline)
-        return done
 
     async def check_topics(self, names: Sequence[str]) -> list[TopicResult]:
         """ "Check again" after a timeout: does each topic exist with a leader everywhere?"""
@@ -210,16 +176,3 @@ class AdminReads(AdminConnection):
                     )
                 )
         return results
-
-    def _timed_out(self, result: TopicResult, what: str) -> TopicResult:
-        return TopicResult(
-            result.topic,
-            ok=False,
-            error="REQUEST_TIMED_OUT",
-            message=f"Topic '{result.topic}': {what} was accepted, but not every partition had "
-            "a leader before the timeout. It may still complete; check again "
-            "(kafka-tui topics describe) before retrying.",
-            topic_id=result.topic_id,
-            partitions=result.partitions,
-            replication_factor=result.replication_factor,
-        )

@@ -1,0 +1,48 @@
+"""One raw request through aiokafka's own admin client, as a whole process: the yardstick.
+
+Usage: python bench/raw_admin.py create|delete BOOTSTRAP NAMES_FILE [--partitions 3] [--rf 3]
+Prints one JSON line: {"ok": n, "failed": n, "errors": {...}}. No kafka-tui code involved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+
+async def run(action: str, bootstrap: str, names: list[str], partitions: int, rf: int) -> None:
+    client = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=300_000)
+    await client.start()
+    try:
+        if action == "create":
+            topics = [NewTopic(n, partitions, rf) for n in names]
+            response = await client.create_topics(topics, timeout_ms=300_000)
+            codes = [t[1] for t in response.topic_errors]
+        else:
+            response = await client.delete_topics(names, timeout_ms=300_000)
+            codes = [t[1] for t in response.topic_error_codes]
+    finally:
+        await client.close()
+    errors = Counter(c for c in codes if c)
+    print(json.dumps({"ok": codes.count(0), "failed": sum(errors.values()), "errors": errors}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("action", choices=["create", "delete"])
+    parser.add_argument("bootstrap")
+    parser.add_argument("names_file", type=Path)
+    parser.add_argument("--partitions", type=int, default=3)
+    parser.add_argument("--rf", type=int, default=3)
+    args = parser.parse_args()
+    names = args.names_file.read_text().split()
+    asyncio.run(run(args.action, args.bootstrap, names, args.partitions, args.rf))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""What kafka-tui changed recently, so its next reads never show the cluster from before.
+
+A change is done when the controller answers (KIP-4): the brokers apply it afterwards, and
+under load (thousands of partitions) a broker can lag seconds behind; ZooKeeper-mode brokers
+learn of a topic one by one. Rather than waiting for every broker after every change, each
+change leaves an *expectation* here ("topic t exists with >= n partitions", "topic t with
+id i is gone"), and a read waits for a broker whose metadata meets the expectations about
+the topics it reads (see `AdminConnection._metadata`).
+
+The expectations live in memory and in a small JSON-lines file shared by every kafka-tui
+process of the user, so the `describe` a script runs after a `create` sees the topic too.
+The file is a hint, never a source of truth: lines older than `TTL_SECONDS` are ignored, a
+broken line is skipped, a file that cannot be written only costs that cross-process hint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..paths import user_path
+
+# Long enough for a cluster still applying a 100,000-partition change; short enough that a
+# stale hint (a topic changed by another tool since) is not checked for long.
+TTL_SECONDS = 600.0
+# Past this size the file is rewritten with only the lines still in force.
+_COMPACT_BYTES = 4 * 2**20
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """`exists`: the topic is listed with at least `partitions` partitions (and, when known,
+    the id `topic_id`). Otherwise the topic with id `topic_id` (any, when None) is gone."""
+
+    topic: str
+    exists: bool
+    partitions: int = 0
+    topic_id: str | None = None
+    at: float = 0.0
+
+    def met_by(self, listed: Mapping[str, Any] | None) -> bool:
+        """`listed`: the topic's entry in a Metadata response (None or an error: not listed)."""
+        present = listed is not None and not listed["error_code"]
+        if not self.exists:
+            return not present or (
+                self.topic_id is not None
+                and listed is not None
+                and listed["topic_id"] != self.topic_id
+            )
+        if not present or listed is None:
+            return False
+        if self.topic_id is not None and listed["topic_id"] not in (None, self.topic_id):
+            # Re-created by someone else since: a newer state than the one expected.
+            return True
+        return len(listed["partitions"]) >= self.partitions
+
+
+def default_path() -> Path:
+    return user_path("KAFKA_TUI_JOURNAL", "XDG_STATE_HOME", ".local/state", "recent-changes.jsonl")
+
+
+class ChangeJournal:
+    def __init__(self, path: Path | None = None, *, persist: bool = True) -> None:
+        self.path = path or default_path()
+        self.persist = persist
+        self._by_cluster: dict[str, dict[str, Expectation]] = {}
+        self._loaded = False
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        if not self.persist:
+            return
+        try:
+            text = self.path.read_text()
+        except OSError:
+            return
+        horizon = time.time() - TTL_SECONDS
+        for line in text.splitlines():
+            try:
+                row = json.loads(line)
+                cluster, topic, at = str(row["c"]), str(row["t"]), float(row["at"])
+                expectation = (
+                    None
+                    if row.get("x") is None
+                    else Expectation(topic, bool(row["x"]), int(row.get("p", 0)), row.get("id"), at)
+                )
+            except (ValueError, KeyError, TypeError):
+                continue
+            known = self._by_cluster.setdefault(cluster, {})
+            if expectation is None or at < horizon:
+                known.pop(topic, None)
+            else:
+                known[topic] = expectation
+
+    def expectations(self, cluster: str | None, topics: Iterable[str] | None) -> list[Expectation]:
+        """The expectations in force about `topics` (None: all) of `cluster`."""
+        if cluster is None:
+            return []
+        self._load()
+        known = self._by_cluster.get(cluster)
+        if not known:
+            return []
+        horizon = time.time() - TTL_SECONDS
+        chosen = known.values() if topics is None else (known.get(t) for t in topics)
+        return [e for e in chosen if e is not None and e.at >= horizon]
+
+    def record(self, cluster: str | None, expectations: Iterable[Expectation]) -> None:
+        if cluster is None:
+            return
+        self._load()
+        now = time.time()
+        known = self._by_cluster.setdefault(cluster, {})
+        lines = []
+        for e in expectations:
+            stamped = Expectation(e.topic, e.exists, e.partitions, e.topic_id, now)
+            known[e.topic] = stamped
+            row: dict[str, Any] = {"c": cluster, "t": e.topic, "x": e.exists, "at": round(now, 3)}
+            if e.partitions:
+                row["p"] = e.partitions
+            if e.topic_id:
+                row["id"] = e.topic_id
+            lines.append(json.dumps(row, separators=(",", ":")))
+        self._append(lines)
+
+    def forget(self, cluster: str | None, topics: Iterable[str]) -> None:
+        """Drop expectations every broker contradicts: the topic changed again elsewhere."""
+        if cluster is None:
+            return
+        known = self._by_cluster.get(cluster, {})
+        now = round(time.time(), 3)
+        lines = []
+        for topic in topics:
+            if known.pop(topic, None) is not None:
+                lines.append(json.dumps({"c": cluster, "t": topic, "x": None, "at": now}))
+        self._append(lines)
+
+    def _append(self, lines: list[str]) -> None:
+        if not lines or not self.persist:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # One write of whole lines in append mode: concurrent processes do not interleave
+            # within a line.
+            with self.path.open("a") as f:
+                f.write("\n".join(lines) + "\n")
+            if self.path.stat().st_size > _COMPACT_BYTES:
+                self._compact()
+        except OSError:
+            pass
+
+    def _compact(self) -> None:
+        horizon = time.time() - TTL_SECONDS
+        rows = [
+            json.dumps(
+                {
+                    "c": c,
+                    "t": e.topic,
+                    "x": e.exists,
+                    "p": e.partitions,
+                    "id": e.topic_id,
+                    "at": e.at,
+                }
+            )
+            for c, known in self._by_cluster.items()
+            for e in known.values()
+            if e.at >= horizon
+        ]
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+        tmp.write_text("".join(r + "\n" for r in rows))
+        tmp.replace(self.path)

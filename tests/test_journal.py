@@ -1,0 +1,67 @@
+"""The journal of recent changes: what a later read must see (pure logic and the file)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from kafka_tui.admin.journal import TTL_SECONDS, ChangeJournal, Expectation
+
+
+def listed(partitions: int, topic_id: str = "id-1", error_code: int = 0) -> dict[str, object]:
+    return {"error_code": error_code, "topic_id": topic_id, "partitions": [{}] * partitions}
+
+
+def test_an_expectation_is_met_only_by_a_view_at_least_as_new() -> None:
+    created = Expectation("t", True, 3, "id-1")
+    assert not created.met_by(None)
+    assert not created.met_by(listed(3, error_code=3))
+    assert not created.met_by(listed(2))  # a broker that has not seen the grow yet
+    assert created.met_by(listed(3)) and created.met_by(listed(4))
+    assert created.met_by(listed(1, "id-2"))  # re-created since: newer than expected
+    deleted = Expectation("t", False, topic_id="id-1")
+    assert deleted.met_by(None) and deleted.met_by(listed(3, error_code=3))
+    assert not deleted.met_by(listed(3, "id-1"))
+    assert deleted.met_by(listed(3, "id-2"))
+    assert not Expectation("t", False).met_by(listed(1))
+
+
+def test_expectations_reach_another_process_through_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    first = ChangeJournal(path)
+    first.record("c1", [Expectation("a", True, 2, "x"), Expectation("b", False)])
+    first.record("c2", [Expectation("a", False)])
+    second = ChangeJournal(path)
+    assert [
+        (e.topic, e.exists, e.partitions, e.topic_id) for e in second.expectations("c1", None)
+    ] == [
+        ("a", True, 2, "x"),
+        ("b", False, 0, None),
+    ]
+    assert [e.topic for e in second.expectations("c1", ["b", "zzz"])] == ["b"]
+    assert second.expectations(None, None) == []
+    second.forget("c1", ["a"])
+    assert [e.topic for e in ChangeJournal(path).expectations("c1", None)] == ["b"]
+
+
+def test_old_and_broken_lines_are_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    old = time.time() - TTL_SECONDS - 1
+    path.write_text(
+        json.dumps({"c": "c1", "t": "old", "x": True, "at": old})
+        + '\nnot json\n{"c": "c1"}\n'
+        + json.dumps({"c": "c1", "t": "new", "x": True, "p": 4, "at": time.time()})
+        + "\n"
+    )
+    assert [(e.topic, e.partitions) for e in ChangeJournal(path).expectations("c1", None)] == [
+        ("new", 4)
+    ]
+
+
+def test_an_unwritable_journal_costs_only_the_hint(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    journal = ChangeJournal(blocker / "sub" / "j.jsonl")
+    journal.record("c1", [Expectation("a", True, 1)])
+    assert [e.topic for e in journal.expectations("c1", None)] == ["a"]
