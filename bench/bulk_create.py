@@ -38,9 +38,11 @@ from kafka_tui.devcluster.node import java_bin
 HERE = Path(__file__).resolve().parent
 
 
-def run_process(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, str]:
+def run_process(
+    cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None
+) -> tuple[float, str]:
     started = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, cwd=cwd)
     elapsed = time.perf_counter() - started
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{cmd[:6]} failed ({proc.returncode}): {proc.stderr[-2000:]}")
@@ -56,8 +58,9 @@ def ours(
         cmd += ["--partitions", "3", "--replication-factor", "3", "--timeout-ms", "300000"]
     else:
         cmd += ["--yes", "--timeout-ms", "300000"]
+    # The other checkout comes first on sys.path: as the working directory and PYTHONPATH.
     env = dict(os.environ, PYTHONPATH=src) if src else None
-    seconds, out = run_process(cmd, env)
+    seconds, out = run_process(cmd, env, cwd=src)
     return seconds, json.loads(out)
 
 

@@ -9,6 +9,14 @@ class UsageError(ValueError):
     """A command-line value is malformed; the message says which and how it should look."""
 
 
+def topic_regex(text: str) -> re.Pattern[str]:
+    """kafka-topics.sh's --topic: a regular expression that must match a whole topic name."""
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        raise UsageError(f"--topic '{text}' is not a valid regular expression: {exc}") from None
+
+
 def _broker_id(token: str, where: str) -> int:
     try:
         return int(token)

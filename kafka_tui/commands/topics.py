@@ -32,6 +32,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
     describe = actions.add_parser("describe", help="partitions, leaders, replicas, ISR, configs")
     describe.add_argument("topics", nargs="*", metavar="TOPIC", help="default: every topic")
+    _topic_regex_flag(describe)
     describe.add_argument("--exclude-internal", action="store_true")
     for flag in (
         "--under-replicated-partitions",
@@ -54,13 +55,16 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _change_flags(create)
 
     alter = actions.add_parser("alter", help="increase the partition count (KIP-195)")
-    alter.add_argument("topics", nargs=1, metavar="TOPIC")
+    alter.add_argument("topics", nargs="*", metavar="TOPIC")
+    _topic_regex_flag(alter)
+    alter.add_argument("--if-exists", action="store_true", help="no error when nothing matches")
     alter.add_argument("--partitions", type=int, required=True, help="the new total")
     alter.add_argument("--replica-assignment", help="for the NEW partitions only, e.g. 3:1,1:2")
     _change_flags(alter)
 
     delete = actions.add_parser("delete", help="delete topics (asks first on a terminal)")
-    delete.add_argument("topics", nargs="+", metavar="TOPIC")
+    delete.add_argument("topics", nargs="*", metavar="TOPIC")
+    _topic_regex_flag(delete)
     delete.add_argument("--if-exists", action="store_true")
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     delete.add_argument("--timeout-ms", type=int, default=30_000)
@@ -70,6 +74,46 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     configs.add_argument("--add-config", metavar="K=V,...", help="e.g. retention.ms=1000")
     configs.add_argument("--delete-config", metavar="K,...")
     configs.add_argument("--validate-only", action="store_true")
+
+
+def _topic_regex_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--topic",
+        metavar="REGEX",
+        help="also every topic whose whole name matches this regular expression, as "
+        "kafka-topics.sh's --topic (e.g. 'orders-.*')",
+    )
+
+
+async def _named_topics(
+    args: argparse.Namespace, admin: KafkaAdmin, *, internal: bool = True
+) -> list[str]:
+    """The positional names, then the topics a --topic regex matches (sorted), once each.
+    Internal topics match only when `internal` (never for deletion)."""
+    names = list(args.topics)
+    if args.topic is not None:
+        pattern = parsing.topic_regex(args.topic)
+        names += [
+            t.name
+            for t in await admin.list_topics()
+            if pattern.fullmatch(t.name) and (internal or not t.internal)
+        ]
+    if not names and args.topic is None:
+        raise parsing.UsageError(f"topics {args.action}: name at least one TOPIC or --topic REGEX")
+    return list(dict.fromkeys(names))
+
+
+def _nothing_matched(args: argparse.Namespace) -> list[TopicResult]:
+    if getattr(args, "if_exists", False):
+        return []
+    return [
+        TopicResult(
+            args.topic,
+            ok=False,
+            error="UNKNOWN_TOPIC_OR_PARTITION",
+            message=f"No topic matches the regular expression '{args.topic}'.",
+        )
+    ]
 
 
 def _change_flags(parser: argparse.ArgumentParser) -> None:
@@ -119,7 +163,14 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
 
 
 async def _describe(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
-    found, errors = await admin.describe_topics(args.topics or None)
+    names: list[str] | None = None
+    errors: list[TopicResult] = []
+    if args.topics or args.topic is not None:
+        names = await _named_topics(args, admin)
+        if not names:
+            errors = _nothing_matched(args)
+    found, missing = await admin.describe_topics(names) if names != [] else ([], [])
+    errors += missing
     topics = [t for t in found if not (args.exclude_internal and t.internal)]
     live: set[int] | None = None
     if args.unavailable_partitions:
@@ -190,17 +241,23 @@ async def _create(args: argparse.Namespace, admin: KafkaAdmin) -> list[TopicResu
 
 async def _alter(args: argparse.Namespace, admin: KafkaAdmin) -> list[TopicResult]:
     lists = parsing.replica_lists(args.replica_assignment) if args.replica_assignment else None
-    request = NewPartitions(args.topics[0], args.partitions, lists)
+    names = await _named_topics(args, admin)
+    if not names:
+        return _nothing_matched(args)
     return await admin.create_partitions(
-        [request], timeout_ms=args.timeout_ms, validate_only=args.validate_only
+        [NewPartitions(name, args.partitions, lists) for name in names],
+        timeout_ms=args.timeout_ms,
+        validate_only=args.validate_only,
     )
 
 
-def _confirm_deletion(names: list[str]) -> bool:
-    """On a terminal, the operator types the topic name (or the count, for several)."""
-    expected = names[0] if len(names) == 1 else str(len(names))
-    what = f"topic '{names[0]}'" if len(names) == 1 else f"{len(names)} topics: {', '.join(names)}"
-    prompt = "its name" if len(names) == 1 else "their number"
+def _confirm_deletion(names: list[str], by_count: bool) -> bool:
+    """On a terminal, the operator types the topic name (or the count, for several or for
+    the matches of a regex)."""
+    by_count = by_count or len(names) > 1
+    expected = str(len(names)) if by_count else names[0]
+    what = f"{len(names)} topics: {', '.join(names)}" if by_count else f"topic '{names[0]}'"
+    prompt = "their number" if by_count else "its name"
     print(f"About to delete {what}. This cannot be undone.", file=sys.stderr)
     try:
         answer = input(f"Type {prompt} ({expected}) to confirm: ")
@@ -210,13 +267,15 @@ def _confirm_deletion(names: list[str]) -> bool:
 
 
 async def _delete(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
-    names = list(dict.fromkeys(args.topics))
+    names = await _named_topics(args, admin, internal=False)
+    if not names:
+        return output.results(_nothing_matched(args), as_json)
     if not args.yes:
         if not sys.stdin.isatty():
             raise parsing.UsageError(
                 "refusing to delete without confirmation: not a terminal; pass --yes"
             )
-        if not _confirm_deletion(names):
+        if not _confirm_deletion(names, by_count=args.topic is not None):
             print("Nothing deleted: the confirmation did not match.", file=sys.stderr)
             return 1
     results = await admin.delete_topics(names, timeout_ms=args.timeout_ms)
