@@ -1,0 +1,299 @@
+"""The bookkeeping behind the placer: who is least loaded, per rack, per topic, per pair.
+
+`placement.place` validates requests and words the results; this module only chooses brokers.
+Brokers are handled by index (their position when sorted by id), so "ties broken by index" is
+"ties broken by broker id". Every structure is a list or a dict read by key: no sets are
+iterated, nothing random, nothing hashed for order.
+
+A partition is placed in two steps. First its replica set, one broker at a time, each the
+least loaded that the mode and the rack rule allow. Then its leader: the live member that
+leads least. Naming the leader moves no replica, so replica balance and leader balance do not
+fight (choosing the leader first made the last partitions of a topic take a forced leader
+that already had one replica too many).
+
+Each pool (one rack's live brokers, or one rack's offline brokers) keeps its brokers in a list
+sorted by (holds this topic, replicas in the cluster, index), updated with bisect when a broker
+is chosen: the best candidate sits at the front, so a slot costs a short scan per rack instead
+of a sort of the cluster.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kafka_tui.planning.leaders import rebalance_leaders
+
+# How many equally loaded candidates a slot compares on pair history before taking the lowest
+# id. Wider spreads pairs better and costs time on every slot; 16 reaches every possible
+# partner on 30 brokers without racks, where 6 left some brokers with 13 of 29.
+PAIR_WINDOW = 16
+
+# (holds this topic, cluster replicas, index). "Holds this topic" (0 or 1) comes first, so a
+# topic spreads over as many brokers as possible; past that the cluster's load decides, so a
+# big topic on a skewed cluster fills the light brokers. A broker already at its fair share
+# of the call's end state (`full_at`) counts as holding every topic: on a skewed cluster new
+# topics spread over the brokers with room instead of topping up the overloaded ones.
+PoolKey = tuple[int, int, int]
+# A pool's best candidate: its pool key, the pairs it would repeat, a leader tie-break, index.
+Ranked = tuple[int, int, int, int, int]
+
+
+@dataclass
+class _Pool:
+    number: int
+    rack: int
+    live: bool
+    order: list[PoolKey] = field(default_factory=list)
+
+
+@dataclass
+class PartitionChoice:
+    """One placed partition, in broker ids; placeholders come as preferred rack indexes."""
+
+    brokers: list[int]
+    live: int
+    placeholder_racks: list[int]
+
+
+class Balancer:
+    """Mutable state for one `place` call; never shared between calls."""
+
+    def __init__(
+        self,
+        ids: Sequence[int],
+        racks: Sequence[int],
+        live: Sequence[bool],
+        replicas: Sequence[int],
+        leaders: Sequence[int],
+        rack_count: int,
+        full_at: int,
+    ) -> None:
+        # `ids` must be sorted; `racks` holds rack indexes in 0..rack_count-1.
+        self.ids = list(ids)
+        self.index_of = {broker: index for index, broker in enumerate(self.ids)}
+        self.rack_of = list(racks)
+        self.live = list(live)
+        self.replicas = list(replicas)
+        self.leaders = list(leaders)
+        self.topic_replicas = [0] * len(self.ids)
+        self.topic_leaders = [0] * len(self.ids)
+        self.touched: list[int] = []
+        # How many partitions of this call each pair of brokers shares, one row per broker.
+        self.shared: list[dict[int, int]] = [{} for _ in self.ids]
+        self.placeholder_preferences = [0] * rack_count
+        self.rack_count = rack_count
+        self.full_at = full_at
+        # Pools in rack order, a rack's live brokers before its offline ones.
+        slots = sorted({(rack, not alive) for rack, alive in zip(racks, live, strict=True)})
+        pool_numbers = {slot: number for number, slot in enumerate(slots)}
+        self.pools = [
+            _Pool(number, rack, not offline) for number, (rack, offline) in enumerate(slots)
+        ]
+        self.pool_of = [
+            pool_numbers[(rack, not alive)] for rack, alive in zip(racks, live, strict=True)
+        ]
+        self.pool_size = [0] * len(self.pools)
+        self.pool_key = [self._pool_key(index) for index in range(len(self.ids))]
+        self.pool_replicas = [0] * len(self.pools)
+        for index, key in enumerate(self.pool_key):
+            self.pool_size[self.pool_of[index]] += 1
+            self.pool_replicas[self.pool_of[index]] += self.replicas[index]
+            self.pools[self.pool_of[index]].order.append(key)
+        for pool in self.pools:
+            pool.order.sort()
+        self.live_pools = [pool for pool in self.pools if pool.live]
+        self.offline_pools = [pool for pool in self.pools if not pool.live]
+        self.live_total = sum(1 for flag in live if flag)
+        self.observed_total = len(self.ids)
+
+    def _pool_key(self, index: int) -> PoolKey:
+        replicas = self.replicas[index]
+        if replicas >= self.full_at:
+            # Already at the call's fair share: spreading a topic is no reason to load it more.
+            return (1, replicas, index)
+        return (min(self.topic_replicas[index], 1), replicas, index)
+
+    def _rekey(self, index: int) -> None:
+        order = self.pools[self.pool_of[index]].order
+        del order[bisect_left(order, self.pool_key[index])]
+        key = self.pool_key[index] = self._pool_key(index)
+        insort(order, key)
+
+    def _count(self, index: int, topic_only: bool = False) -> None:
+        if self.topic_replicas[index] == 0:
+            self.touched.append(index)
+        self.topic_replicas[index] += 1
+        if not topic_only:
+            self.replicas[index] += 1
+            self.pool_replicas[self.pool_of[index]] += 1
+        self._rekey(index)
+
+    def place_topic(
+        self,
+        partitions: int,
+        replication_factor: int,
+        mode: str,
+        min_live: int,
+        existing: Sequence[Sequence[int]],
+    ) -> list[PartitionChoice]:
+        """Place one request's partitions; the caller has checked the mode's limits."""
+        # A growing topic's current partitions count as this topic's (the cluster's load
+        # already holds them).
+        for replicas in existing:
+            for position, broker in enumerate(replicas):
+                index = self.index_of.get(broker)
+                if index is not None:
+                    self._count(index, topic_only=True)
+                    self.topic_leaders[index] += position == 0
+        placed = [
+            self._place_partition(replication_factor, mode, min_live) for _ in range(partitions)
+        ]
+        rebalance_leaders(
+            [members for members, _, _ in placed], self.live, self.leaders, self.topic_leaders
+        )
+        for index in self.touched:
+            self.topic_replicas[index] = 0
+            self.topic_leaders[index] = 0
+            self._rekey(index)
+        self.touched = []
+        return [
+            PartitionChoice([self.ids[index] for index in members], live, placeholders)
+            for members, live, placeholders in placed
+        ]
+
+    def _place_partition(
+        self, replication_factor: int, mode: str, min_live: int
+    ) -> tuple[list[int], int, list[int]]:
+        members: list[int] = []
+        rack_count: dict[int, int] = {}
+        pool_used: dict[int, int] = {}
+        live_count = 0
+        real_slots = replication_factor
+        if mode != "disabled":
+            real_slots = min(replication_factor, self.observed_total)
+        for slot in range(real_slots):
+            # min_live >= 1 keeps a live member for the leader in every mode.
+            pools = self._pools_for(mode, slot, real_slots, min_live - live_count, live_count)
+            chosen = self._pick(pools, members, rack_count, pool_used)
+            if not self.live[chosen] and min_live > live_count:
+                # An offline replica must leave enough unused racks with a live broker for
+                # the live minimum, or the live replicas would have to share a rack later.
+                spare = sum(
+                    1
+                    for pool in self.live_pools
+                    if pool.rack != self.rack_of[chosen]
+                    and pool.rack not in rack_count
+                    and pool_used.get(pool.number, 0) < self.pool_size[pool.number]
+                )
+                if spare < min_live - live_count:
+                    chosen = self._pick(self.live_pools, members, rack_count, pool_used)
+            members.append(chosen)
+            rack = self.rack_of[chosen]
+            rack_count[rack] = rack_count.get(rack, 0) + 1
+            pool = self.pool_of[chosen]
+            pool_used[pool] = pool_used.get(pool, 0) + 1
+            live_count += self.live[chosen]
+            self._count(chosen)
+        leader = min(
+            (index for index in members if self.live[index]),
+            key=lambda index: (
+                min(self.topic_leaders[index], 1),
+                self.leaders[index],
+                self.topic_leaders[index],
+                index,
+            ),
+        )
+        self.leaders[leader] += 1
+        self.topic_leaders[leader] += 1
+        members.remove(leader)
+        members.insert(0, leader)
+        placeholders = [
+            self._placeholder_rack(rack_count) for _ in range(replication_factor - real_slots)
+        ]
+        for first in members:
+            row = self.shared[first]
+            for second in members:
+                if second != first:
+                    row[second] = row.get(second, 0) + 1
+        return members, live_count, placeholders
+
+    def _pools_for(
+        self, mode: str, slot: int, real_slots: int, live_needed: int, live_used: int
+    ) -> list[_Pool]:
+        if mode == "disabled":
+            return self.live_pools
+        if mode == "enabled":
+            return self.live_pools if live_used < self.live_total else self.offline_pools
+        # enabled_prefer_observed: every observed broker competes, unless the remaining
+        # slots are just enough to reach the live minimum.
+        if live_needed >= real_slots - slot and live_used < self.live_total:
+            return self.live_pools
+        return self.pools
+
+    def _pick(
+        self,
+        pools: list[_Pool],
+        members: list[int],
+        rack_count: dict[int, int],
+        pool_used: dict[int, int],
+    ) -> int:
+        # The rack rule comes before balance: with uneven racks a small rack's brokers take
+        # more replicas than the average rather than let two replicas share a rack.
+        best: tuple[int, int, int, float, int, int, int] | None = None
+        for pool in pools:
+            if pool_used.get(pool.number, 0) >= self.pool_size[pool.number]:
+                continue
+            in_rack = rack_count.get(pool.rack, 0)
+            if best is not None and in_rack > best[0]:
+                continue
+            spread, replicas, shared, leads, index = self._best_in(pool, members)
+            # Between equally loaded brokers, the rack (pool) with the lighter average: racks
+            # then fill evenly, so the last partitions do not find their only light brokers
+            # crowded into one rack.
+            average = self.pool_replicas[pool.number] / self.pool_size[pool.number]
+            candidate = (in_rack, spread, replicas, average, shared, leads, index)
+            if best is None or candidate < best:
+                best = candidate
+        if best is None:
+            raise AssertionError("no pool has a free broker; the caller's limits are wrong")
+        return best[-1]
+
+    def _best_in(self, pool: _Pool, members: list[int]) -> Ranked:
+        # Among the equally loaded front of the pool, prefer brokers that have shared fewer
+        # partitions with this partition's replicas so far (topicmappr's "degree"). The
+        # leader is named afterwards as the member that leads least, so the first member is
+        # the broker leading least and the others those leading most: every replica set
+        # then holds a broker that needs a leader, and no set is all brokers that don't.
+        rows = [self.shared[member] for member in members]
+        sign = -1 if rows else 1
+        best: Ranked | None = None
+        seen = 0
+        for spread, replicas, index in pool.order:
+            if index in members:
+                continue
+            if best is not None and (spread != best[0] or replicas != best[1]):
+                break
+            shared = 0
+            for row in rows:
+                shared += row.get(index, 0)
+            candidate = (spread, replicas, shared, sign * self.leaders[index], index)
+            if best is None or candidate < best:
+                best = candidate
+            seen += 1
+            if seen == PAIR_WINDOW:
+                break
+        if best is None:
+            raise AssertionError("a pool with a free broker returned none")
+        return best
+
+    def _placeholder_rack(self, rack_count: dict[int, int]) -> int:
+        """The rack the next replica would have gone to, spread over racks and partitions."""
+        rack = min(
+            range(self.rack_count),
+            key=lambda r: (rack_count.get(r, 0), self.placeholder_preferences[r], r),
+        )
+        rack_count[rack] = rack_count.get(rack, 0) + 1
+        self.placeholder_preferences[rack] += 1
+        return rack
