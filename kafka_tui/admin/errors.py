@@ -67,8 +67,11 @@ ERROR_NAMES: dict[int, str] = {
     91: "RESOURCE_NOT_FOUND",
     92: "DUPLICATE_RESOURCE",
     100: "UNKNOWN_TOPIC_ID",
+    101: "DUPLICATE_BROKER_REGISTRATION",
+    102: "BROKER_ID_NOT_REGISTERED",
     103: "INCONSISTENT_TOPIC_ID",
     104: "INCONSISTENT_CLUSTER_ID",
+    107: "INELIGIBLE_REPLICA",
 }
 
 # Sentences for the errors an operator meets when administering topics. `{topic}` names the

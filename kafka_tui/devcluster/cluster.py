@@ -194,6 +194,7 @@ class DevCluster:
                 controller_port=state.controller.port,
                 data_dir=d / "data",
                 brokers=len(state.brokers),
+                rack=n.rack,
             )
         assert state.zookeeper is not None and n.id is not None
         return props.zk_broker(
@@ -203,6 +204,7 @@ class DevCluster:
             zk_port=state.zookeeper.port,
             data_dir=d / "data",
             brokers=len(state.brokers),
+            rack=n.rack,
         )
 
     def _logging_flags(self, state: ClusterState, n: NodeState) -> list[str]:
@@ -370,6 +372,57 @@ class DevCluster:
         for other in state.brokers:
             if self.running(other):
                 self._wait_broker_serving(state, other, timeout)
+
+    # -- growing and shrinking -------------------------------------------------------------
+
+    def add_broker(self, rack: str | None = None, timeout: float = 180.0) -> NodeState:
+        """Start one more broker (id = highest id + 1, rack continuing rack-a/b/c unless
+        given) and wait until it and every running broker list it in their metadata."""
+        state = self._require()
+        quorum = state.controller or state.zookeeper
+        if quorum is None or not self.running(quorum):
+            raise ClusterError(f"the cluster in {self.root} is not up; run `dev-cluster up` first")
+        new_id = max((b.id for b in state.brokers if b.id is not None), default=0) + 1
+        b = NodeState(
+            name=f"broker-{new_id}",
+            id=new_id,
+            rack=rack or props.rack_for(new_id),
+            port=self._unused_port(state),
+        )
+        # A folder left by an earlier broker with this id would carry its old identity.
+        shutil.rmtree(self._dir(b), ignore_errors=True)
+        state.brokers.append(b)
+        self._save(state)
+        jars = self._jars(state)
+        if state.mode == "kraft":
+            self._format_kraft_storage(state, jars)
+        b.pid = self._spawn_broker(state, b, jars)
+        self._save(state)
+        for other in state.brokers:
+            if self.running(other):
+                self._wait_broker_serving(state, other, timeout)
+        return b
+
+    def _unused_port(self, state: ClusterState) -> int:
+        """A free port no node of the cluster uses (a stopped broker's port is free to the OS
+        but still that broker's)."""
+        taken = {n.port for n in [*state.brokers, state.controller, state.zookeeper] if n}
+        while True:
+            port = probe.free_ports(1)[0]
+            if port not in taken:
+                return port
+
+    def remove_broker(self, broker_id: int, timeout: float = 120.0) -> None:
+        """Stop one broker cleanly and delete its folder and state entry. Does not talk to
+        Kafka: a KRaft broker stays registered until unregistered (UnregisterBroker)."""
+        state = self._require()
+        b = self._broker(state, broker_id)
+        if len(state.brokers) == 1:
+            raise ClusterError(f"broker {broker_id} is the last broker; use `down` instead")
+        self.stop_broker(broker_id, timeout=timeout)
+        shutil.rmtree(self._dir(b), ignore_errors=True)
+        state.brokers = [o for o in state.brokers if o.id != broker_id]
+        self._save(state)
 
     # -- reporting -----------------------------------------------------------------------------
 

@@ -36,7 +36,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     stop.add_argument("--kill", action="store_true", help="SIGKILL instead of a clean shutdown")
     start = actions.add_parser("start-broker", help="start a stopped broker again")
     start.add_argument("broker_id", type=int, metavar="ID")
-    for p in (up, actions.choices["status"]):
+    add = actions.add_parser(
+        "add-broker", help="start one more broker (next id, rack continuing rack-a/b/c)"
+    )
+    add.add_argument("--rack", default=None, help="the new broker's rack")
+    add.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for start-up")
+    remove = actions.add_parser(
+        "remove-broker",
+        help="stop a broker and delete its data (a KRaft broker stays registered until "
+        "unregistered)",
+    )
+    remove.add_argument("broker_id", type=int, metavar="ID")
+    for p in (up, actions.choices["status"], add):
         p.add_argument("--output", choices=["table", "json"], default=argparse.SUPPRESS)
 
 
@@ -78,6 +89,25 @@ def run(args: argparse.Namespace, output: str) -> int:
             case "start-broker":
                 cluster.start_broker(args.broker_id)
                 print(f"broker {args.broker_id} started and serving metadata")
+            case "add-broker":
+                added = cluster.add_broker(args.rack, args.timeout)
+                entry = next(b for b in cluster.status()["brokers"] if b["id"] == added.id)
+                if as_json:
+                    print(json.dumps(entry, indent=2))
+                else:
+                    print(
+                        f"broker {added.id} ({added.rack}) started on 127.0.0.1:{added.port} "
+                        "and serving metadata"
+                    )
+            case "remove-broker":
+                state = cluster.load()
+                cluster.remove_broker(args.broker_id)
+                print(f"broker {args.broker_id} stopped and removed")
+                if state is not None and state.mode == "kraft":
+                    print(
+                        f"broker {args.broker_id} stays registered (fenced) with the KRaft "
+                        "controller until it is unregistered (UnregisterBroker)"
+                    )
     except (ClusterError, JarFetchError) as exc:
         print(f"kafka-tui dev-cluster: {exc}", file=sys.stderr)
         return 2

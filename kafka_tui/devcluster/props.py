@@ -51,14 +51,21 @@ def kraft_controller(path: Path, *, port: int, data_dir: Path) -> Path:
 
 
 def kraft_broker(
-    path: Path, *, broker_id: int, port: int, controller_port: int, data_dir: Path, brokers: int
+    path: Path,
+    *,
+    broker_id: int,
+    port: int,
+    controller_port: int,
+    data_dir: Path,
+    brokers: int,
+    rack: str | None = None,
 ) -> Path:
     return _write(
         path,
         {
             "process.roles": "broker",
             "node.id": broker_id,
-            "broker.rack": rack_for(broker_id),
+            "broker.rack": rack or rack_for(broker_id),
             "controller.quorum.voters": f"{CONTROLLER_ID}@127.0.0.1:{controller_port}",
             "controller.listener.names": "CONTROLLER",
             "listeners": f"PLAINTEXT://127.0.0.1:{port}",
@@ -86,13 +93,20 @@ def zookeeper(path: Path, *, port: int, data_dir: Path) -> Path:
 
 
 def zk_broker(
-    path: Path, *, broker_id: int, port: int, zk_port: int, data_dir: Path, brokers: int
+    path: Path,
+    *,
+    broker_id: int,
+    port: int,
+    zk_port: int,
+    data_dir: Path,
+    brokers: int,
+    rack: str | None = None,
 ) -> Path:
     return _write(
         path,
         {
             "broker.id": broker_id,
-            "broker.rack": rack_for(broker_id),
+            "broker.rack": rack or rack_for(broker_id),
             "zookeeper.connect": f"127.0.0.1:{zk_port}",
             "listeners": f"PLAINTEXT://127.0.0.1:{port}",
             "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",

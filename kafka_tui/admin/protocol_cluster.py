@@ -1,0 +1,166 @@
+"""Kafka protocol messages for moving replicas and retiring brokers, which aiokafka 0.14 lacks.
+
+Schemas from Kafka's clients/src/main/resources/common/message/: AlterPartitionReassignments
+(45) and ListPartitionReassignments (46) at v0, which both Kafka 3.9 (ZooKeeper mode) and 4.x
+accept (4.1's v1 only adds AllowReplicationFactorChange, default true, so v0 behaves the
+same); UnregisterBroker (64) v0, which only KRaft clusters have: a ZooKeeper-mode broker
+leaves it out of its ApiVersions answer, so aiokafka refuses to send it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiokafka.protocol.api import Request, RequestStruct
+from aiokafka.protocol.types import Int16, Int32, Schema
+
+from .protocol import INT32_ARRAY, STRING, TAGS, _array, _flexible_request, _response
+
+# -- AlterPartitionReassignments (45) v0 ---------------------------------------------------
+
+_ALTER_PARTITION_REASSIGNMENTS_V0 = _flexible_request(
+    45,
+    0,
+    Schema(
+        ("timeout_ms", Int32),
+        (
+            "topics",
+            _array(
+                ("name", STRING),
+                # replicas: a nullable compact array; null cancels a pending reassignment.
+                ("partitions", _array(("partition_index", Int32), ("replicas", INT32_ARRAY))),
+            ),
+        ),
+        TAGS,
+    ),
+    _response(
+        45,
+        0,
+        Schema(
+            ("throttle_time_ms", Int32),
+            ("error_code", Int16),
+            ("error_message", STRING),
+            (
+                "responses",
+                _array(
+                    ("name", STRING),
+                    (
+                        "partitions",
+                        _array(
+                            ("partition_index", Int32),
+                            ("error_code", Int16),
+                            ("error_message", STRING),
+                        ),
+                    ),
+                ),
+            ),
+            TAGS,
+        ),
+    ),
+)
+
+
+class AlterPartitionReassignmentsRequest(Request[RequestStruct]):
+    API_KEY = 45
+
+    def __init__(
+        self, topics: list[tuple[str, list[tuple[int, list[int] | None]]]], timeout_ms: int
+    ) -> None:
+        self.topics = topics
+        self.timeout_ms = timeout_ms
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        topics: Any = [
+            (name, [(p, replicas, {}) for p, replicas in partitions], {})
+            for name, partitions in self.topics
+        ]
+        return request_struct_class(self.timeout_ms, topics, {})
+
+
+# -- ListPartitionReassignments (46) v0 ----------------------------------------------------
+
+_LIST_PARTITION_REASSIGNMENTS_V0 = _flexible_request(
+    46,
+    0,
+    Schema(
+        ("timeout_ms", Int32),
+        # null lists every ongoing reassignment
+        ("topics", _array(("name", STRING), ("partition_indexes", INT32_ARRAY))),
+        TAGS,
+    ),
+    _response(
+        46,
+        0,
+        Schema(
+            ("throttle_time_ms", Int32),
+            ("error_code", Int16),
+            ("error_message", STRING),
+            (
+                "topics",
+                _array(
+                    ("name", STRING),
+                    (
+                        "partitions",
+                        _array(
+                            ("partition_index", Int32),
+                            ("replicas", INT32_ARRAY),
+                            ("adding_replicas", INT32_ARRAY),
+                            ("removing_replicas", INT32_ARRAY),
+                        ),
+                    ),
+                ),
+            ),
+            TAGS,
+        ),
+    ),
+)
+
+
+class ListPartitionReassignmentsRequest(Request[RequestStruct]):
+    API_KEY = 46
+
+    def __init__(self, topics: list[tuple[str, list[int]]] | None, timeout_ms: int) -> None:
+        self.topics = topics
+        self.timeout_ms = timeout_ms
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        topics: Any = (
+            None
+            if self.topics is None
+            else [(name, partitions, {}) for name, partitions in self.topics]
+        )
+        return request_struct_class(self.timeout_ms, topics, {})
+
+
+# -- UnregisterBroker (64) v0: KRaft only --------------------------------------------------
+
+_UNREGISTER_BROKER_V0 = _flexible_request(
+    64,
+    0,
+    Schema(("broker_id", Int32), TAGS),
+    _response(
+        64,
+        0,
+        Schema(
+            ("throttle_time_ms", Int32),
+            ("error_code", Int16),
+            ("error_message", STRING),
+            TAGS,
+        ),
+    ),
+)
+
+
+class UnregisterBrokerRequest(Request[RequestStruct]):
+    API_KEY = 64
+
+    def __init__(self, broker_id: int) -> None:
+        self.broker_id = broker_id
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        return request_struct_class(self.broker_id, {})
+
+
+AlterPartitionReassignmentsRequest._CLASSES = (_ALTER_PARTITION_REASSIGNMENTS_V0,)
+ListPartitionReassignmentsRequest._CLASSES = (_LIST_PARTITION_REASSIGNMENTS_V0,)
+UnregisterBrokerRequest._CLASSES = (_UNREGISTER_BROKER_V0,)

@@ -1,0 +1,315 @@
+"""Moving replicas (AlterPartitionReassignments / ListPartitionReassignments) and retiring
+brokers (UnregisterBroker): what filling KIP-409 placeholders and `remove-broker` need.
+
+Both reassignment requests go to the controller: a ZooKeeper-mode broker that is not the
+controller answers NOT_CONTROLLER for the whole request (KRaft brokers forward them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import protocol
+from .connection import AdminConnection, poll_until
+from .errors import AdminError, KafkaRequestError, ValidationError, error_name
+from .protocol_cluster import (
+    AlterPartitionReassignmentsRequest,
+    ListPartitionReassignmentsRequest,
+    UnregisterBrokerRequest,
+)
+
+NOT_CONTROLLER = 41
+_CONTROLLER_RETRIES = 3
+
+# Codes errors.ERROR_NAMES does not know yet (aiokafka's table misses them too).
+# `{what}` is "Partition 'orders'-3" or "Broker 4"; the broker's detail follows the sentence.
+_SENTENCES: dict[str, str] = {
+    "NO_REASSIGNMENT_IN_PROGRESS": "{what} has no reassignment in progress, so there is "
+    "nothing to cancel.",
+    "INVALID_REPLICA_ASSIGNMENT": "{what}: the target replica list is invalid. It needs "
+    "distinct, non-negative ids of brokers known to the cluster (KRaft: registered brokers, "
+    "stopped ones included; ZooKeeper mode: every added replica must be on a live broker).",
+    "UNKNOWN_TOPIC_OR_PARTITION": "{what} does not exist. Check the topic name (names are "
+    "case-sensitive) and the partition number.",
+    "INVALID_REQUEST": "{what}: the request is invalid.",
+    "INVALID_REPLICATION_FACTOR": "{what}: the cluster refused to change the partition's "
+    "replication factor.",
+    "REASSIGNMENT_IN_PROGRESS": "{what} is already being reassigned. Wait for it to finish "
+    "or cancel it, then try again.",
+    "BROKER_ID_NOT_REGISTERED": "{what} is not registered with the controller: it was "
+    "already unregistered, or never belonged to this cluster.",
+    "CLUSTER_AUTHORIZATION_FAILED": "{what}: not authorized. Moving replicas and "
+    "unregistering brokers need ALTER on the cluster; listing reassignments needs DESCRIBE "
+    "on the cluster.",
+    "REQUEST_TIMED_OUT": "{what}: the controller did not finish in time. The change may "
+    "still happen; list the reassignments (or describe the cluster) before retrying.",
+    "NOT_CONTROLLER": "{what}: the controller moved while the request was in flight. Retry.",
+    "UNSUPPORTED_VERSION": "{what}: the cluster does not support this request (Kafka 2.4 or "
+    "newer is needed for reassignments; UnregisterBroker exists only on KRaft clusters).",
+    "UNKNOWN_SERVER_ERROR": "{what}: the controller failed with an unexpected error. See "
+    "the controller's log.",
+    "THROTTLING_QUOTA_EXCEEDED": "{what}: the cluster's mutation quota is used up. Wait a "
+    "moment and retry.",
+}
+
+
+def _name(code: int) -> str:
+    return error_name(code)
+
+
+def _sentence(name: str, what: str, detail: str | None, *, checked_here: bool = False) -> str:
+    template = _SENTENCES.get(name)
+    text = template.format(what=what) if template else f"{what}: Kafka returned {name}."
+    if detail and detail.strip() and detail.strip() not in text:
+        text += f" {'Kafka would say' if checked_here else 'Kafka said'}: {detail.strip()}"
+    return text
+
+
+def _partition(topic: str, partition: int) -> str:
+    return f"Partition '{topic}'-{partition}"
+
+
+@dataclass(frozen=True)
+class PartitionMove:
+    """Move `topic`-`partition` to `replicas` (first = preferred leader); None cancels a
+    pending reassignment, reverting to the replicas it started from."""
+
+    topic: str
+    partition: int
+    replicas: list[int] | None
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    """One move's outcome. `ok` means the controller accepted it, not that it has finished."""
+
+    topic: str
+    partition: int
+    ok: bool
+    error: str | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class OngoingReassignment:
+    topic: str
+    partition: int
+    replicas: list[int]
+    adding: list[int]
+    removing: list[int]
+
+
+class BrokerStillLive(ValidationError):
+    """Refused before sending: unregistering a running broker would pull it out from under
+    its partitions; it has to be stopped first."""
+
+
+def _check_move(move: PartitionMove) -> str | None:
+    """What the controller would answer (INVALID_REPLICA_ASSIGNMENT) for an invalid list."""
+    if move.partition < 0:
+        return f"Invalid partition index {move.partition}."
+    if move.replicas is None:
+        return None
+    if not move.replicas:
+        return "Empty replica list specified in partition reassignment."
+    if len(set(move.replicas)) != len(move.replicas):
+        return f"Duplicate replica ids in partition reassignment replica list: {move.replicas}"
+    negative = [r for r in move.replicas if r < 0]
+    if negative:
+        return f"Invalid broker id(s) {negative} in replica list {move.replicas}."
+    return None
+
+
+class AdminReassignments(AdminConnection):
+    async def _send_to_controller(self, make: Callable[[], Any], extra_ms: int) -> dict[str, Any]:
+        """Send to the controller; resend after a top-level NOT_CONTROLLER (it moved)."""
+        response: dict[str, Any] = {}
+        for _ in range(_CONTROLLER_RETRIES):
+            node = await self._controller()
+            response = (await self._send(make(), node, extra_ms)).to_object()
+            if response["error_code"] != NOT_CONTROLLER:
+                break
+            await self.client.force_metadata_update()
+        return response
+
+    async def alter_partition_reassignments(
+        self, moves: Sequence[PartitionMove], *, timeout_ms: int = 30_000
+    ) -> list[MoveResult]:
+        """Start (or cancel, replicas None) reassignments; one result per move, in order.
+
+        A success means the controller accepted the target: the data still has to be copied.
+        Use `wait_for_reassignments` to wait for the moves to finish.
+        """
+        refused: dict[int, MoveResult] = {}
+        if self.client_side_validation:
+            seen: set[tuple[str, int]] = set()
+            for i, m in enumerate(moves):
+                problem = _check_move(m)
+                name = "INVALID_REPLICA_ASSIGNMENT"
+                if problem is None and (m.topic, m.partition) in seen:
+                    name = "INVALID_REQUEST"
+                    problem = "The same partition appears twice in one request."
+                seen.add((m.topic, m.partition))
+                if problem is not None:
+                    text = _sentence(
+                        name, _partition(m.topic, m.partition), problem, checked_here=True
+                    )
+                    refused[i] = MoveResult(m.topic, m.partition, False, name, text)
+        to_send = [m for i, m in enumerate(moves) if i not in refused]
+        answers: dict[tuple[str, int], tuple[int, str | None]] = {}
+        top_code, top_message = 0, None
+        if to_send:
+            by_topic: dict[str, list[tuple[int, list[int] | None]]] = {}
+            for m in to_send:
+                by_topic.setdefault(m.topic, []).append((m.partition, m.replicas))
+            response = await self._send_to_controller(
+                lambda: AlterPartitionReassignmentsRequest(list(by_topic.items()), timeout_ms),
+                timeout_ms,
+            )
+            top_code, top_message = response["error_code"], response["error_message"]
+            for t in response["responses"] or []:
+                for p in t["partitions"]:
+                    answers[(t["name"], p["partition_index"])] = (
+                        p["error_code"],
+                        p["error_message"],
+                    )
+        results = []
+        for i, m in enumerate(moves):
+            if i in refused:
+                results.append(refused[i])
+                continue
+            code, message = (
+                (top_code, top_message)
+                if top_code
+                else answers.get(
+                    (m.topic, m.partition),
+                    (-1, "The controller did not answer for this partition."),
+                )
+            )
+            results.append(self._move_result(m, code, message))
+        return results
+
+    @staticmethod
+    def _move_result(move: PartitionMove, code: int, detail: str | None) -> MoveResult:
+        what = _partition(move.topic, move.partition)
+        if code:
+            name = _name(code)
+            return MoveResult(
+                move.topic, move.partition, False, name, _sentence(name, what, detail)
+            )
+        if move.replicas is None:
+            text = f"{what}: reassignment cancelled; the partition returns to its replicas."
+        else:
+            text = f"{what}: moving to replicas {move.replicas} (started)."
+        return MoveResult(move.topic, move.partition, True, None, text)
+
+    async def list_partition_reassignments(
+        self, topics: Sequence[str] | None = None
+    ) -> list[OngoingReassignment]:
+        """Reassignments in progress (for `topics`, or all), sorted by topic and partition.
+        Topics that do not exist have none."""
+        if topics is not None and not topics:
+            return []
+        if topics is None:
+            query: list[tuple[str, list[int]]] | None = None
+        else:
+            # The request names partitions; Metadata says which partitions each topic has.
+            metadata = await self._metadata(list(dict.fromkeys(topics)))
+            query = [
+                (t["name"], sorted(p["partition_index"] for p in t["partitions"]))
+                for t in metadata["topics"]
+                if not t["error_code"]
+            ]
+            if not query:
+                return []
+        timeout_ms = self.settings.request_timeout_ms
+        response = await self._send_to_controller(
+            lambda: ListPartitionReassignmentsRequest(query, timeout_ms), 0
+        )
+        if response["error_code"]:
+            name = _name(response["error_code"])
+            raise KafkaRequestError(
+                name, _sentence(name, "Listing reassignments", response["error_message"])
+            )
+        ongoing = [
+            OngoingReassignment(
+                topic=t["name"],
+                partition=p["partition_index"],
+                replicas=list(p["replicas"]),
+                adding=list(p["adding_replicas"]),
+                removing=list(p["removing_replicas"]),
+            )
+            for t in response["topics"] or []
+            for p in t["partitions"]
+        ]
+        return sorted(ongoing, key=lambda r: (r.topic, r.partition))
+
+    async def wait_for_reassignments(
+        self, partitions: Sequence[tuple[str, int]], deadline: float
+    ) -> set[tuple[str, int]]:
+        """Poll until none of `partitions` is being reassigned, or `deadline` (monotonic)
+        passes; return those still in progress then (empty: all done)."""
+        wanted = set(partitions)
+        if not wanted:
+            return set()
+        topics = sorted({t for t, _ in wanted})
+        pending: set[tuple[str, int]] = set(wanted)
+
+        async def done() -> bool | None:
+            nonlocal pending
+            ongoing = await self.list_partition_reassignments(topics)
+            pending = {(r.topic, r.partition) for r in ongoing} & wanted
+            return True if not pending else None
+
+        await poll_until(done, deadline)
+        return pending
+
+    async def unregister_broker(self, broker_id: int) -> None:
+        """Forget a stopped KRaft broker for good (it no longer counts as observed). Raises
+        BrokerStillLive for a running broker, KafkaRequestError for the controller's errors,
+        AdminError UNSUPPORTED_VERSION on ZooKeeper-mode clusters."""
+        what = f"Broker {broker_id}"
+        if broker_id < 0:
+            raise ValidationError(
+                "INVALID_REQUEST", f"{what}: broker ids are never negative.", None
+            )
+        if self.client_side_validation:
+            live = await self._live_brokers()
+            if broker_id in live:
+                raise BrokerStillLive(
+                    "BROKER_STILL_LIVE",
+                    f"{what} is running ({live[broker_id]}): stop it before unregistering "
+                    "it. A running broker keeps serving its partitions, and unregistering it "
+                    "would take it out of their in-sync replicas.",
+                    None,
+                )
+        try:
+            response = (await self._send(UnregisterBrokerRequest(broker_id))).to_object()
+        except AdminError as exc:
+            if exc.name != "UNSUPPORTED_VERSION":
+                raise
+            raise AdminError(
+                "UNSUPPORTED_VERSION",
+                f"{what} cannot be unregistered: this cluster has no UnregisterBroker request "
+                "(ZooKeeper mode). A stopped broker leaves /brokers/ids by itself; remove "
+                "it from kafka-tui's observed brokers instead (/brokers/observed_ids).",
+            ) from None
+        if response["error_code"]:
+            name = _name(response["error_code"])
+            raise KafkaRequestError(name, _sentence(name, what, response["error_message"]))
+
+    async def _live_brokers(self) -> dict[int, str]:
+        """Running (unfenced) brokers: id -> host:port, from DescribeCluster."""
+        response = (await self._send(protocol.DescribeClusterRequest())).to_object()
+        if response["error_code"]:
+            name = _name(response["error_code"])
+            raise KafkaRequestError(
+                name, _sentence(name, "Describing the cluster", response["error_message"])
+            )
+        return {
+            b["broker_id"]: f"{b['host']}:{b['port']}"
+            for b in response["brokers"]
+            if not b.get("is_fenced", False)
+        }
