@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import __version__
 from .admin import AdminError, ConnectionSettings, KafkaAdmin
+from .commands import brokers as broker_commands
 from .commands import parsing
 from .commands import topics as topic_commands
 from .config import ConfigError, Profile, Settings, load_settings, resolve_profile
@@ -34,9 +35,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--profile", metavar="NAME", help="a profile of the config file")
     parser.add_argument("--config-file", type=Path, metavar="FILE")
     parser.add_argument("--output", choices=["table", "json"], default="table")
+    parser.add_argument(
+        "--zookeeper",
+        metavar="HOST:PORT",
+        help="ZooKeeper-mode clusters: observed brokers (KIP-409) and partitions on offline "
+        "brokers (default: the profile's zookeeper_connect)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log the Kafka client")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     topic_commands.add_parsers(commands)
+    broker_commands.add_parsers(commands)
     devcluster_commands.add_parser(commands)
     demo = commands.add_parser(
         "demo",
@@ -60,6 +68,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         seed_demo_topics(bootstrap)
         if not args.keep_brokers:
             cluster.stop_broker(DEMO_STOPPED_BROKER)
+        asyncio.run(_seed_placeholders(bootstrap))
     except (ClusterError, RuntimeError, AdminError) as exc:
         return _fail(f"demo: {exc}")
     demo = Profile("local demo", ConnectionSettings(bootstrap))
@@ -72,6 +81,26 @@ def _run_demo(args: argparse.Namespace) -> int:
     return code
 
 
+async def _seed_placeholders(bootstrap: str) -> None:
+    """The demo's KIP-409 topic: replication factor 4 on a 3-broker cluster, so every
+    partition keeps a placeholder (-1) until `dev-cluster add-broker` and a fill."""
+    from .admin import TopicSpec
+    from .admin.placeholders import PlaceholderStore
+    from .commands import placing
+
+    settings = ConnectionSettings(bootstrap)
+    store = PlaceholderStore(settings)
+    async with KafkaAdmin(settings) as admin:
+        snapshot = await placing.take_snapshot(admin, store=store)
+        if "audit-log" in snapshot.topics:
+            return
+        options = placing.PlacementOptions.of("enabled", 1, None)
+        spec = TopicSpec("audit-log", 3, 4, configs={"min.insync.replicas": "1"})
+        result = (await placing.create_topics(admin, snapshot, [spec], options, store))[0]
+        if not result.ok:
+            raise RuntimeError(result.message)
+
+
 def _fail(message: str) -> int:
     print(f"kafka-tui: {message}", file=sys.stderr)
     return EXIT_USAGE
@@ -79,6 +108,8 @@ def _fail(message: str) -> int:
 
 async def _run_admin(args: argparse.Namespace, profile: Profile) -> int:
     async with KafkaAdmin(profile.connection) as admin:
+        if args.command in ("brokers", "placeholders"):
+            return await broker_commands.run(args, profile, admin)
         return await topic_commands.run(args, profile, admin)
 
 

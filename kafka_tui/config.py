@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, get_args
 
@@ -26,6 +26,10 @@ class Profile:
     connection: ConnectionSettings
     zookeeper_connect: str | None = None
     read_only: bool = False
+    # KIP-409: "disabled" | "enabled" | "enabled_prefer_observed"; placement "client" | "broker".
+    under_replicated: str = "disabled"
+    placement: str = "client"
+    placeholders_topic: str = "__kafka_tui_placeholders"
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,11 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "ssl_check_hostname": bool,
     "zookeeper_connect": str,
     "read_only": bool,
+    "under_replicated": str,
+    "placement": str,
+    "placeholders_topic": str,
 }
+_UNDER_REPLICATED_MODES = ("disabled", "enabled", "enabled_prefer_observed")
 _TOP_KEYS = {"default_profile", "profiles", "keys"}
 
 
@@ -155,7 +163,26 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         ssl_password=_secret(body, "ssl_password_env", at),
         ssl_check_hostname=body.get("ssl_check_hostname", True),
     )
-    return Profile(name, connection, body.get("zookeeper_connect"), body.get("read_only", False))
+    mode = body.get("under_replicated", "disabled")
+    if mode not in _UNDER_REPLICATED_MODES:
+        raise ConfigError(f"{at}: under_replicated must be one of {list(_UNDER_REPLICATED_MODES)}")
+    placement = body.get("placement", "client")
+    if placement not in ("client", "broker"):
+        raise ConfigError(f"{at}: placement must be 'client' or 'broker'")
+    if placement == "broker" and mode != "disabled":
+        raise ConfigError(
+            f"{at}: placement = 'broker' leaves placement to Kafka and works only with "
+            "under_replicated = 'disabled'"
+        )
+    return Profile(
+        name,
+        connection,
+        body.get("zookeeper_connect"),
+        body.get("read_only", False),
+        mode,
+        placement,
+        body.get("placeholders_topic", "__kafka_tui_placeholders"),
+    )
 
 
 def _secret(body: dict[str, Any], key: str, at: str) -> str | None:
@@ -192,7 +219,7 @@ def resolve_profile(
         connection = ConnectionSettings(
             **{**base.connection.__dict__, "bootstrap_servers": bootstrap_server}
         )
-        return Profile(base.name, connection, base.zookeeper_connect, base.read_only)
+        return replace(base, connection=connection)
     name = profile or settings.default_profile
     if name is None and len(settings.profiles) == 1:
         name = next(iter(settings.profiles))

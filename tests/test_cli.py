@@ -54,7 +54,9 @@ def test_create_describe_alter_configs_delete_round_trip(
         (a, True, None),
         (b, True, None),
     ]
-    assert set(created[0]) >= {"topic", "ok", "error", "message"}
+    assert set(created[0]) >= {"topic", "ok", "error", "message", "assignment"}
+    assert created[0]["under_replicated_partitions"] == 0 and "warning" not in created[0]
+    assert [len(r) for r in created[0]["assignment"]] == [2, 2]
 
     code, described = run_json(capsys, cluster, "topics", "describe", a)
     assert code == 0 and len(described) == 1
@@ -62,8 +64,11 @@ def test_create_describe_alter_configs_delete_round_trip(
     assert set(topic) == {"topic", "topic_id", "internal", "partitions", "configs"}
     assert topic["topic"] == a and topic["internal"] is False and topic["topic_id"]
     assert [set(p) for p in topic["partitions"]] == [
-        {"partition", "leader", "replicas", "isr", "offline_replicas"}
+        {"partition", "leader", "replicas", "isr", "offline_replicas", "placeholders"}
     ] * 2
+    assert [p["placeholders"] for p in topic["partitions"]] == [[], []]
+    # What the create reported placing is what the cluster holds.
+    assert [p["replicas"] for p in topic["partitions"]] == created[0]["assignment"]
     assert topic["configs"]["retention.ms"]["value"] == "60000"
     assert topic["configs"]["retention.ms"]["source"] == "DYNAMIC_TOPIC_CONFIG"
 

@@ -33,9 +33,10 @@ from .model import (
     TopicSpec,
 )
 from .reading import AdminReads
+from .reassignments import AdminReassignments
 
 
-class KafkaAdmin(AdminReads):
+class KafkaAdmin(AdminReads, AdminReassignments):
     """Async admin operations. Use as `async with KafkaAdmin(settings) as admin:`.
 
     `client_side_validation=False` sends requests as given, so tests can compare the
@@ -99,6 +100,11 @@ class KafkaAdmin(AdminReads):
 
     def _expect(self, expectations: Iterable[Expectation]) -> None:
         self.journal.record(self.cluster_id, expectations)
+
+    def expect_partitions(self, topic: str, total: int) -> None:
+        """A change made outside these requests (e.g. new partitions written to ZooKeeper):
+        later reads wait for a broker that shows `total` partitions."""
+        self._expect([Expectation(topic, True, total)])
 
     def _create_result(
         self, spec: TopicSpec, answer: dict[str, Any], validate_only: bool

@@ -63,6 +63,27 @@ async def poll_until(
         delay = min(delay * 1.5, 1.0)
 
 
+def security_kwargs(s: ConnectionSettings) -> dict[str, Any]:
+    """aiokafka's security arguments for a profile (clients, producers and consumers alike)."""
+    kwargs: dict[str, Any] = {"security_protocol": s.security_protocol}
+    if s.security_protocol in ("SSL", "SASL_SSL"):
+        ssl_context = create_ssl_context(
+            cafile=s.ssl_cafile,
+            certfile=s.ssl_certfile,
+            keyfile=s.ssl_keyfile,
+            password=s.ssl_password,
+        )
+        ssl_context.check_hostname = s.ssl_check_hostname
+        kwargs["ssl_context"] = ssl_context
+    if s.security_protocol.startswith("SASL"):
+        kwargs |= {
+            "sasl_mechanism": s.sasl_mechanism or "PLAIN",
+            "sasl_plain_username": s.sasl_username,
+            "sasl_plain_password": s.sasl_password,
+        }
+    return kwargs
+
+
 class AdminConnection:
     """Connects with the profile's settings; use as `async with ...:`."""
 
@@ -91,30 +112,12 @@ class AdminConnection:
 
     async def connect(self) -> None:
         s = self.settings
-        ssl_context = None
-        if s.security_protocol in ("SSL", "SASL_SSL"):
-            ssl_context = create_ssl_context(
-                cafile=s.ssl_cafile,
-                certfile=s.ssl_certfile,
-                keyfile=s.ssl_keyfile,
-                password=s.ssl_password,
-            )
-            ssl_context.check_hostname = s.ssl_check_hostname
-        sasl: dict[str, Any] = {}
-        if s.security_protocol.startswith("SASL"):
-            sasl = {
-                "sasl_mechanism": s.sasl_mechanism or "PLAIN",
-                "sasl_plain_username": s.sasl_username,
-                "sasl_plain_password": s.sasl_password,
-            }
         client = AIOKafkaClient(
             bootstrap_servers=s.bootstrap_servers,
             client_id=s.client_id,
             # Per-request deadlines are ours (_send); this only bounds a stuck connection.
             request_timeout_ms=max(s.request_timeout_ms, 600_000),
-            security_protocol=s.security_protocol,
-            ssl_context=ssl_context,
-            **sasl,
+            **security_kwargs(s),
         )
         try:
             await asyncio.wait_for(client.bootstrap(), s.request_timeout_ms / 1000)

@@ -71,6 +71,9 @@ class TopicResult:
     partitions: int | None = None
     replication_factor: int | None = None
     warning: str | None = None
+    # KIP-409: the replica lists placed (a grow: the new partitions only), placeholders < 0.
+    assignment: list[list[int]] | None = None
+    under_replicated_partitions: int | None = None
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -79,7 +82,14 @@ class TopicResult:
             "error": self.error,
             "message": self.message,
         }
-        for key in ("topic_id", "partitions", "replication_factor", "warning"):
+        for key in (
+            "topic_id",
+            "partitions",
+            "replication_factor",
+            "warning",
+            "assignment",
+            "under_replicated_partitions",
+        ):
             value = getattr(self, key)
             if value is not None:
                 data[key] = value

@@ -110,6 +110,22 @@ class AdminReads(AdminConnection):
         configs, _ = await self._topic_configs(list(topics), keys=[key])
         return {topic: entries[key].value for topic, entries in configs.items() if key in entries}
 
+    async def broker_configs(self, broker_id: int, keys: Sequence[str]) -> dict[str, str | None]:
+        """Effective values of `keys` on one broker (e.g. num.partitions,
+        default.replication.factor, min.insync.replicas: what a create leaves out)."""
+        request = protocol.DescribeConfigsRequest(
+            [(protocol.RESOURCE_BROKER, str(broker_id))], list(keys)
+        )
+        response = (await self._send(request, broker_id)).to_object()
+        values: dict[str, str | None] = {}
+        for result in response["results"]:
+            if result["error_code"]:
+                raise KafkaRequestError.from_code(
+                    result["error_code"], f"broker {broker_id}", result["error_message"]
+                )
+            values |= {c["name"]: c["value"] for c in result["configs"]}
+        return values
+
     async def _topic_configs(
         self, topics: list[str], keys: list[str] | None = None
     ) -> tuple[dict[str, dict[str, ConfigEntry]], list[TopicResult]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..admin import ClusterInfo, TopicDescription, TopicResult
@@ -28,6 +28,24 @@ def results(items: Sequence[TopicResult], as_json: bool) -> int:
             else:
                 print(f"Error ({r.error}): {r.message}", file=sys.stderr)
     return 0 if all(r.ok for r in items) else 1
+
+
+def rows(items: Sequence[Mapping[str, Any]], as_json: bool, columns: Sequence[str]) -> None:
+    """A JSON list of objects, or a header and one tab-separated line per item."""
+    if as_json:
+        emit_json(list(items))
+        return
+    print("\t".join(c.upper() for c in columns))
+    for item in items:
+        print("\t".join(_cell(item.get(c)) for c in columns))
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(map(str, value)) or "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "-" if value is None else str(value)
 
 
 def cluster(info: ClusterInfo, as_json: bool) -> None:
@@ -75,9 +93,23 @@ def _ids(ids: Sequence[int]) -> str:
     return ",".join(map(str, ids))
 
 
-def describe(topics: Sequence[TopicDescription], as_json: bool, *, topic_lines_only: bool) -> None:
+def describe(
+    topics: Sequence[TopicDescription],
+    as_json: bool,
+    *,
+    topic_lines_only: bool,
+    placeholders: Mapping[str, Mapping[int, list[int]]] | None = None,
+) -> None:
+    """`placeholders`: KIP-409's missing replicas per topic and partition (slots -1, ...)."""
+    missing = placeholders or {}
     if as_json:
-        emit_json([t.to_json() for t in topics])
+        documents = []
+        for t in topics:
+            document = t.to_json()
+            for p in document["partitions"]:  # type: ignore[attr-defined]
+                p["placeholders"] = missing.get(t.name, {}).get(p["partition"], [])
+            documents.append(document)
+        emit_json(documents)
         return
     for t in topics:
         overrides = ",".join(
@@ -92,6 +124,8 @@ def describe(topics: Sequence[TopicDescription], as_json: bool, *, topic_lines_o
             continue
         for p in t.partitions:
             offline = f"\tOffline: {_ids(p.offline_replicas)}" if p.offline_replicas else ""
+            slots = missing.get(t.name, {}).get(p.partition)
+            offline += f"\tPlaceholders: {_ids(slots)}" if slots else ""
             leader = p.leader if p.leader >= 0 else "none"
             print(
                 f"\tTopic: {t.name}\tPartition: {p.partition}\tLeader: {leader}\t"

@@ -16,8 +16,17 @@ from ..admin import (
     TopicResult,
     TopicSpec,
 )
+from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
-from . import output, parsing
+from ..planning.placement import MODES
+from . import output, parsing, placing
+from .placing import (
+    PlacementOptionError,
+    PlacementOptions,
+    forget_placeholders,
+    load_placeholders,
+    take_snapshot,
+)
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,6 +62,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     create.add_argument("--config", action="append", default=[], metavar="KEY=VALUE")
     create.add_argument("--if-not-exists", action="store_true")
     _change_flags(create)
+    _kip409_flags(create)
 
     alter = actions.add_parser("alter", help="increase the partition count (KIP-195)")
     alter.add_argument("topics", nargs="*", metavar="TOPIC")
@@ -61,6 +71,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     alter.add_argument("--partitions", type=int, required=True, help="the new total")
     alter.add_argument("--replica-assignment", help="for the NEW partitions only, e.g. 3:1,1:2")
     _change_flags(alter)
+    _kip409_flags(alter)
 
     delete = actions.add_parser("delete", help="delete topics (asks first on a terminal)")
     delete.add_argument("topics", nargs="*", metavar="TOPIC")
@@ -74,6 +85,44 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     configs.add_argument("--add-config", metavar="K=V,...", help="e.g. retention.ms=1000")
     configs.add_argument("--delete-config", metavar="K,...")
     configs.add_argument("--validate-only", action="store_true")
+
+
+def _kip409_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--under-replicated",
+        choices=MODES,
+        help="KIP-409: create even while brokers are down (default: the profile's, else "
+        "disabled: every replica on a live broker)",
+    )
+    parser.add_argument(
+        "--min-required-replication-factor",
+        type=int,
+        metavar="N",
+        help="KIP-409: replicas that must be on live brokers (implies enabled)",
+    )
+    parser.add_argument(
+        "--placement",
+        choices=["client", "broker"],
+        help="client: kafka-tui's placer (default; what is previewed is sent); broker: "
+        "Kafka places (disabled mode only)",
+    )
+
+
+def placement_options(args: argparse.Namespace, profile: Profile) -> PlacementOptions:
+    """Flags over the profile; a minimum given alone implies `enabled` (KIP-409's CLI)."""
+    mode = args.under_replicated
+    if mode is None and profile.under_replicated != "disabled":
+        mode = profile.under_replicated
+    try:
+        return PlacementOptions.of(
+            mode, args.min_required_replication_factor, args.placement or profile.placement
+        )
+    except PlacementOptionError as exc:
+        raise parsing.UsageError(str(exc)) from None
+
+
+def zookeeper_of(args: argparse.Namespace, profile: Profile) -> str | None:
+    return getattr(args, "zookeeper", None) or profile.zookeeper_connect
 
 
 def _topic_regex_flag(parser: argparse.ArgumentParser) -> None:
@@ -150,19 +199,21 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
             )
             return 0
         case "describe":
-            return await _describe(args, admin, as_json)
+            return await _describe(args, profile, admin, as_json)
         case "create":
-            return output.results(await _create(args, admin), as_json)
+            return output.results(await _create(args, profile, admin), as_json)
         case "alter":
-            return output.results(await _alter(args, admin), as_json)
+            return output.results(await _alter(args, profile, admin), as_json)
         case "delete":
-            return await _delete(args, admin, as_json)
+            return await _delete(args, profile, admin, as_json)
         case "configs":
             return await _configs(args, admin, as_json)
     raise parsing.UsageError(f"unknown action {args.action}")
 
 
-async def _describe(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
+async def _describe(
+    args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_json: bool
+) -> int:
     names: list[str] | None = None
     errors: list[TopicResult] = []
     if args.topics or args.topic is not None:
@@ -186,7 +237,11 @@ async def _describe(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) 
         )
     ):
         topics = [t for t in (_filter_partitions(t, args, live) for t in topics) if t.partitions]
-    output.describe(topics, as_json, topic_lines_only=args.topics_with_overrides)
+    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+    entries = await load_placeholders(admin, store, topics)
+    output.describe(
+        topics, as_json, topic_lines_only=args.topics_with_overrides, placeholders=entries
+    )
     for e in errors:
         print(f"Error ({e.error}): {e.message}", file=sys.stderr)
     return 1 if errors else 0
@@ -211,7 +266,9 @@ def _filter_partitions(
     return replace(topic, partitions=keep)
 
 
-async def _create(args: argparse.Namespace, admin: KafkaAdmin) -> list[TopicResult]:
+async def _create(
+    args: argparse.Namespace, profile: Profile, admin: KafkaAdmin
+) -> list[TopicResult]:
     assignment = (
         parsing.replica_assignment(args.replica_assignment) if args.replica_assignment else None
     )
@@ -226,9 +283,23 @@ async def _create(args: argparse.Namespace, admin: KafkaAdmin) -> list[TopicResu
         )
         for name in args.topics
     ]
-    results = await admin.create_topics(
-        specs, timeout_ms=args.timeout_ms, validate_only=args.validate_only
-    )
+    options = placement_options(args, profile)
+    if options.placement == "broker" or assignment is not None:
+        results = await admin.create_topics(
+            specs, timeout_ms=args.timeout_ms, validate_only=args.validate_only
+        )
+    else:
+        store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+        snapshot = await take_snapshot(admin, zookeeper=zookeeper_of(args, profile), store=store)
+        results = await placing.create_topics(
+            admin,
+            snapshot,
+            specs,
+            options,
+            store,
+            timeout_ms=args.timeout_ms,
+            validate_only=args.validate_only,
+        )
     if args.if_not_exists:
         results = [
             replace(r, ok=True, error=None, message=f"Topic '{r.topic}' already exists; skipped.")
@@ -239,13 +310,29 @@ async def _create(args: argparse.Namespace, admin: KafkaAdmin) -> list[TopicResu
     return results
 
 
-async def _alter(args: argparse.Namespace, admin: KafkaAdmin) -> list[TopicResult]:
+async def _alter(
+    args: argparse.Namespace, profile: Profile, admin: KafkaAdmin
+) -> list[TopicResult]:
     lists = parsing.replica_lists(args.replica_assignment) if args.replica_assignment else None
+    options = placement_options(args, profile)
     names = await _named_topics(args, admin)
     if not names:
         return _nothing_matched(args)
-    return await admin.create_partitions(
-        [NewPartitions(name, args.partitions, lists) for name in names],
+    requests = [NewPartitions(name, args.partitions, lists) for name in names]
+    if options.placement == "broker" or lists is not None:
+        return await admin.create_partitions(
+            requests, timeout_ms=args.timeout_ms, validate_only=args.validate_only
+        )
+    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+    zookeeper = zookeeper_of(args, profile)
+    snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
+    return await placing.grow_partitions(
+        admin,
+        snapshot,
+        requests,
+        options,
+        store,
+        zookeeper=zookeeper,
         timeout_ms=args.timeout_ms,
         validate_only=args.validate_only,
     )
@@ -266,7 +353,9 @@ def _confirm_deletion(names: list[str], by_count: bool) -> bool:
     return answer.strip() == expected
 
 
-async def _delete(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
+async def _delete(
+    args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_json: bool
+) -> int:
     names = await _named_topics(args, admin, internal=False)
     if not names:
         return output.results(_nothing_matched(args), as_json)
@@ -279,6 +368,8 @@ async def _delete(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) ->
             print("Nothing deleted: the confirmation did not match.", file=sys.stderr)
             return 1
     results = await admin.delete_topics(names, timeout_ms=args.timeout_ms)
+    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+    await forget_placeholders(admin, store, [r.topic for r in results if r.ok])
     if args.if_exists:
         results = [
             replace(r, ok=True, error=None, message=f"Topic '{r.topic}' does not exist; skipped.")

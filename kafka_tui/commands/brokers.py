@@ -1,0 +1,171 @@
+"""`kafka-tui brokers ...` and `kafka-tui placeholders ...`: KIP-409's observed brokers and
+placeholder replicas from a shell."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from ..admin import AdminError, KafkaAdmin, ReadOnlyProfile
+from ..admin.placeholders import PlaceholderStore
+from ..admin.zookeeper import ZooKeeperExtras
+from ..config import Profile
+from . import output, parsing
+from .filling import FillResult, fill_placeholders, placeholder_rows
+from .placing import take_snapshot
+from .topics import zookeeper_of
+
+WATCH_INTERVAL_S = 5.0
+
+
+def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    brokers = commands.add_parser("brokers", help="live, offline and observed brokers (KIP-409)")
+    actions = brokers.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="id, rack, live, observed, replicas and leaders")
+    forget = actions.add_parser(
+        "forget", help="retire a stopped broker for good (KRaft: unregister; ZooKeeper: znode)"
+    )
+    forget.add_argument("broker_id", type=int, metavar="ID")
+    forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+
+    placeholders = commands.add_parser(
+        "placeholders", help="KIP-409 placeholder replicas: list them, fill them"
+    )
+    actions = placeholders.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", help="partitions still missing replicas")
+    fill = actions.add_parser("fill", help="give each placeholder a live broker and wait")
+    fill.add_argument(
+        "--watch", action="store_true", help="keep filling as brokers join, until interrupted"
+    )
+    fill.add_argument("--timeout-ms", type=int, default=300_000, help="wait for the copies")
+
+
+async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> int:
+    as_json = args.output == "json"
+    zookeeper = zookeeper_of(args, profile)
+    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+    changes = (args.command, args.action) in (("brokers", "forget"), ("placeholders", "fill"))
+    if profile.read_only and changes:
+        raise ReadOnlyProfile(profile.name)
+    match (args.command, args.action):
+        case ("brokers", "list"):
+            snapshot = await take_snapshot(admin, zookeeper=zookeeper)
+            brokers: list[dict[str, object]] = [
+                {
+                    "id": b.id,
+                    "rack": b.rack,
+                    "live": b.live,
+                    "observed": snapshot.kraft or zookeeper is not None,
+                    "replicas": snapshot.load.replicas.get(b.id, 0),
+                    "leaders": snapshot.load.leaders.get(b.id, 0),
+                }
+                for b in snapshot.brokers
+            ]
+            columns = ["id", "rack", "live", "observed", "replicas", "leaders"]
+            output.rows(brokers, as_json, columns)
+            if not snapshot.kraft and zookeeper is None and not as_json:
+                print(
+                    "(ZooKeeper mode without --zookeeper: only live brokers are known)",
+                    file=sys.stderr,
+                )
+            return 0
+        case ("brokers", "forget"):
+            return await _forget(args, admin, zookeeper, as_json)
+        case ("placeholders", "list"):
+            snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
+            rows = placeholder_rows(snapshot)
+            output.rows(rows, as_json, ["topic", "partition", "replicas", "placeholders"])
+            return 0
+        case ("placeholders", "fill"):
+            return await _fill(args, admin, store, zookeeper, as_json)
+    raise parsing.UsageError(f"unknown action {args.action}")
+
+
+def _confirmed(broker: int) -> bool:
+    if not sys.stdin.isatty():
+        raise parsing.UsageError("refusing to forget a broker without confirmation: pass --yes")
+    print(
+        f"About to forget broker {broker}: kafka-tui will no longer count it as part of "
+        "the cluster (KIP-409 observed brokers).",
+        file=sys.stderr,
+    )
+    try:
+        return input(f"Type the broker id ({broker}) to confirm: ").strip() == str(broker)
+    except EOFError:
+        return False
+
+
+async def _forget(
+    args: argparse.Namespace, admin: KafkaAdmin, zookeeper: str | None, as_json: bool
+) -> int:
+    broker = args.broker_id
+    if not args.yes and not _confirmed(broker):
+        print("Nothing forgotten: the confirmation did not match.", file=sys.stderr)
+        return 1
+    info = await admin.describe_cluster()
+    try:
+        if info.lists_fenced_brokers:
+            await admin.unregister_broker(broker)
+            message = f"Broker {broker} unregistered; it is no longer an observed broker."
+        elif zookeeper is None:
+            raise parsing.UsageError(
+                "ZooKeeper-mode clusters keep observed brokers in ZooKeeper: pass --zookeeper "
+                "HOST:PORT (or set the profile's zookeeper_connect)"
+            )
+        else:
+            async with ZooKeeperExtras(zookeeper) as zk:
+                known = await zk.forget(broker)
+            message = (
+                f"Broker {broker} forgotten (/brokers/observed_ids/{broker} removed)."
+                if known
+                else f"Broker {broker} was not an observed broker; nothing to forget."
+            )
+        ok, error = True, None
+    except AdminError as exc:
+        ok, error, message = False, exc.name, exc.message
+    result = {"broker": broker, "ok": ok, "error": error, "message": message}
+    if as_json:
+        output.emit_json(result)
+    else:
+        print(
+            message if ok else f"Error ({error}): {message}", file=sys.stdout if ok else sys.stderr
+        )
+    return 0 if ok else 1
+
+
+async def _fill(
+    args: argparse.Namespace,
+    admin: KafkaAdmin,
+    store: PlaceholderStore,
+    zookeeper: str | None,
+    as_json: bool,
+) -> int:
+    results: list[FillResult] = []
+    while True:
+        batch = await fill_placeholders(
+            admin, store, zookeeper=zookeeper, timeout_ms=args.timeout_ms
+        )
+        results += batch
+        if not args.watch:
+            break
+        # Watching: each round is reported as it ends (a JSON line per round), so an
+        # interrupt loses nothing already done.
+        if as_json:
+            print(json.dumps([r.to_json() for r in batch]), flush=True)
+        else:
+            for r in batch:
+                print(r.message if r.ok else f"Error ({r.error}): {r.message}", flush=True)
+        try:
+            await asyncio.sleep(WATCH_INTERVAL_S)
+        except asyncio.CancelledError:
+            break
+    if as_json:
+        output.emit_json([r.to_json() for r in results])
+    else:
+        if not results:
+            print("No placeholder to fill.")
+        for r in results:
+            print(r.message if r.ok else f"Error ({r.error}): {r.message}")
+    return 0 if all(r.ok or r.error == "NO_BROKER_AVAILABLE" for r in results) else 1

@@ -1,0 +1,470 @@
+"""KIP-409 creates and partition increases: the cluster's snapshot, the placer, then the send.
+
+The CLI and the TUI both call these, so a preview (`plan_*`) is exactly what `create_topics`
+and `grow_partitions` send. Observed brokers: KRaft = registered brokers (DescribeCluster v2,
+fenced = offline); ZooKeeper mode = /brokers/observed_ids (written here whenever kafka-tui
+sees a broker), when the profile names ZooKeeper; otherwise only the live brokers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from ..admin import KafkaAdmin, NewPartitions, TopicDescription, TopicResult, TopicSpec
+from ..admin.placeholders import PlaceholderEntry, PlaceholderStore, Slot
+from ..admin.zookeeper import ZooKeeperExtras
+from ..planning.placement import (
+    INVALID_REPLICATION_FACTOR,
+    MODES,
+    Broker,
+    Load,
+    Mode,
+    Placement,
+    Request,
+    place,
+)
+
+Where = Literal["client", "broker"]
+UNDER_REPLICATED_WARNING = "CREATED_UNDER_REPLICATED"
+_DEFAULT_KEYS = ("num.partitions", "default.replication.factor", "min.insync.replicas")
+
+
+class PlacementOptionError(ValueError):
+    """The mode, minimum and placement options do not go together."""
+
+
+@dataclass(frozen=True)
+class PlacementOptions:
+    mode: Mode = "disabled"
+    min_required: int | None = None
+    placement: Where = "client"
+
+    @classmethod
+    def of(
+        cls, mode: str | None, min_required: int | None, placement: str | None
+    ) -> PlacementOptions:
+        """From flags/profile: a minimum given alone implies `enabled` (KIP-409's CLI)."""
+        chosen = mode or ("enabled" if min_required is not None else "disabled")
+        if chosen not in MODES:
+            raise PlacementOptionError(
+                f"--under-replicated must be one of {', '.join(MODES)} (got '{chosen}')"
+            )
+        if min_required is not None and min_required < 1:
+            raise PlacementOptionError("--min-required-replication-factor must be at least 1")
+        where = placement or "client"
+        if where not in ("client", "broker"):
+            raise PlacementOptionError("--placement must be 'client' or 'broker'")
+        if where == "broker" and chosen != "disabled":
+            raise PlacementOptionError(
+                "--placement broker leaves placement to Kafka, which knows nothing of KIP-409: "
+                f"it works only with --under-replicated disabled (got {chosen})"
+            )
+        return cls(chosen, min_required, where)  # type: ignore[arg-type]
+
+
+@dataclass
+class Snapshot:
+    """What the placer needs to know of the cluster, read once per operation."""
+
+    brokers: list[Broker]
+    load: Load
+    topics: dict[str, TopicDescription]
+    defaults: dict[str, str | None]
+    placeholders: dict[str, PlaceholderEntry] = field(default_factory=dict)
+    kraft: bool = True  # KRaft lists fenced brokers; ZooKeeper mode only live ones
+
+    @property
+    def live(self) -> list[int]:
+        return [b.id for b in self.brokers if b.live]
+
+    @property
+    def offline(self) -> list[int]:
+        return [b.id for b in self.brokers if not b.live]
+
+    def default_int(self, key: str, fallback: int) -> int:
+        value = self.defaults.get(key)
+        return int(value) if value and value.lstrip("-").isdigit() else fallback
+
+
+async def observed_brokers(admin: KafkaAdmin, zookeeper: str | None) -> tuple[list[Broker], bool]:
+    """(brokers live and observed-offline, whether the cluster is KRaft)."""
+    info = await admin.describe_cluster()
+    if info.lists_fenced_brokers or not zookeeper:
+        brokers = [Broker(b.id, b.rack, not b.fenced) for b in info.brokers]
+        return brokers, info.lists_fenced_brokers
+    async with ZooKeeperExtras(zookeeper) as zk:
+        await zk.record_observed()
+        observed = await zk.observed_brokers()
+    return [Broker(o.id, o.rack, o.live) for o in observed], False
+
+
+async def take_snapshot(
+    admin: KafkaAdmin, *, zookeeper: str | None = None, store: PlaceholderStore | None = None
+) -> Snapshot:
+    brokers, kraft = await observed_brokers(admin, zookeeper)
+    topics = {t.name: t for t in await admin.list_topics()}
+    load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
+    live = [b.id for b in brokers if b.live]
+    defaults = await admin.broker_configs(live[0], _DEFAULT_KEYS) if live else {}
+    entries: dict[str, PlaceholderEntry] = {}
+    if store is not None and store.topic in topics:
+        entries = {
+            name: e
+            for name, e in (await store.load(len(topics[store.topic].partitions))).items()
+            if name in topics and e.topic_id in (None, topics[name].topic_id)
+        }
+    return Snapshot(brokers, load, topics, defaults, entries, kraft)
+
+
+async def load_placeholders(
+    admin: KafkaAdmin, store: PlaceholderStore, topics: list[TopicDescription]
+) -> dict[str, dict[int, list[int]]]:
+    """topic -> partition -> placeholder slots (-1, ...), for the topics shown; {} when the
+    placeholder topic does not exist (nothing was ever created under-replicated)."""
+    if not topics:
+        return {}
+    found, _ = await admin.describe_topics([store.topic], configs=False)
+    if not found:
+        return {}
+    ids = {t.name: t.topic_id for t in topics}
+    return {
+        name: {p: [s.slot for s in slots] for p, slots in e.slots.items()}
+        for name, e in (await store.load(len(found[0].partitions))).items()
+        if name in ids and e.topic_id in (None, ids[name])
+    }
+
+
+async def forget_placeholders(
+    admin: KafkaAdmin, store: PlaceholderStore, deleted: list[str]
+) -> None:
+    """Deleting a topic removes its placeholder record."""
+    if not deleted:
+        return
+    found, _ = await admin.describe_topics([store.topic], configs=False)
+    if not found:
+        return
+    gone = [t for t in (await store.load(len(found[0].partitions))) if t in set(deleted)]
+    await store.write([], removed=gone)
+
+
+# -- creates ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One topic's plan: what is sent (`spec` / `grow`), the placement behind it (None when
+    Kafka or the user places), or the refusal."""
+
+    topic: str
+    spec: TopicSpec | None = None
+    grow: NewPartitions | None = None
+    placement: Placement | None = None
+    refusal: TopicResult | None = None
+    via_zookeeper: bool = False  # a ZooKeeper-mode grow onto an offline observed broker
+
+    @property
+    def sent_assignment(self) -> list[list[int]] | None:
+        if self.placement is None:
+            return None
+        return [[r for r in replicas if r >= 0] for replicas in self.placement.assignment]
+
+
+def _min_live(options: PlacementOptions, min_isr: int) -> int:
+    return max(options.min_required or 1, min_isr)
+
+
+def _refused(topic: str, placement: Placement) -> TopicResult:
+    return TopicResult(topic, ok=False, error=placement.error, message=placement.message)
+
+
+def plan_creates(
+    snapshot: Snapshot, specs: list[TopicSpec], options: PlacementOptions
+) -> list[Planned]:
+    placed_specs = [s for s in specs if s.assignment is None and options.placement == "client"]
+    requests = [
+        Request(
+            s.name,
+            s.partitions if s.partitions is not None else snapshot.default_int("num.partitions", 1),
+            s.replication_factor
+            if s.replication_factor is not None
+            else snapshot.default_int("default.replication.factor", 1),
+            _min_live(
+                options,
+                int(s.configs.get("min.insync.replicas", "0") or 0)
+                if s.configs.get("min.insync.replicas", "").isdigit()
+                else snapshot.default_int("min.insync.replicas", 1),
+            ),
+        )
+        for s in placed_specs
+    ]
+    placements = iter(place(snapshot.brokers, snapshot.load, requests, options.mode))
+    planned = []
+    for s in specs:
+        if s not in placed_specs:
+            planned.append(Planned(s.name, spec=s))
+            continue
+        p = next(placements)
+        if p.error:
+            planned.append(Planned(s.name, placement=p, refusal=_refused(s.name, p)))
+            continue
+        lists = [[r for r in replicas if r >= 0] for replicas in p.assignment]
+        sent = replace(
+            s,
+            partitions=None,
+            replication_factor=None,
+            assignment=dict(enumerate(lists)),
+        )
+        planned.append(Planned(s.name, spec=sent, placement=p))
+    return planned
+
+
+def _decorate(result: TopicResult, plan: Planned, validate_only: bool) -> TopicResult:
+    p = plan.placement
+    if p is None or not result.ok:
+        return result
+    extra: dict[str, object] = {
+        "assignment": [list(r) for r in p.assignment],
+        "under_replicated_partitions": len(p.under_replicated),
+    }
+    if p.under_replicated:
+        extra["message"] = f"{result.message} {p.message}".strip()
+        if result.warning:
+            extra["message"] = f"{extra['message']} {result.warning}"
+        extra["warning"] = UNDER_REPLICATED_WARNING if not validate_only else None
+        if validate_only:
+            extra["message"] = f"{extra['message']} (It would be created under-replicated.)"
+    return replace(result, **extra)  # type: ignore[arg-type]
+
+
+def _entries(
+    plans: list[Planned], results: dict[str, TopicResult], snapshot: Snapshot, first: int = 0
+) -> list[PlaceholderEntry]:
+    """Placeholder records for the placements that left placeholders and succeeded."""
+    entries = []
+    for plan in plans:
+        p = plan.placement
+        r = results.get(plan.topic)
+        if p is None or r is None or not r.ok or not any(p.placeholder_racks):
+            continue
+        slots = {
+            first + i: [Slot(-(k + 1), rack) for k, rack in enumerate(racks)]
+            for i, racks in enumerate(p.placeholder_racks)
+            if racks
+        }
+        old = snapshot.placeholders.get(plan.topic)
+        rf = len(p.assignment[0]) if p.assignment else 0
+        topic_id = r.topic_id or (old.topic_id if old else None)
+        if topic_id is None and plan.topic in snapshot.topics:
+            topic_id = snapshot.topics[plan.topic].topic_id
+        merged = {**(old.slots if old else {}), **slots}
+        entries.append(PlaceholderEntry(plan.topic, topic_id, rf, merged))
+    return entries
+
+
+async def ensure_store(admin: KafkaAdmin, store: PlaceholderStore, snapshot: Snapshot) -> None:
+    if store.topic in snapshot.topics:
+        return
+    created = await admin.create_topics([store.topic_spec(len(snapshot.live))])
+    if not created[0].ok and created[0].error != "TOPIC_ALREADY_EXISTS":
+        raise RuntimeError(created[0].message)
+
+
+async def create_topics(
+    admin: KafkaAdmin,
+    snapshot: Snapshot,
+    specs: list[TopicSpec],
+    options: PlacementOptions,
+    store: PlaceholderStore,
+    *,
+    timeout_ms: int = 30_000,
+    validate_only: bool = False,
+) -> list[TopicResult]:
+    plans = plan_creates(snapshot, specs, options)
+    to_send = [p.spec for p in plans if p.spec is not None]
+    sent = iter(
+        await admin.create_topics(to_send, timeout_ms=timeout_ms, validate_only=validate_only)
+    )
+    results = [
+        p.refusal if p.refusal is not None else _decorate(next(sent), p, validate_only)
+        for p in plans
+    ]
+    if not validate_only:
+        await _record(admin, store, snapshot, plans, results)
+    return results
+
+
+async def _record(
+    admin: KafkaAdmin,
+    store: PlaceholderStore,
+    snapshot: Snapshot,
+    plans: list[Planned],
+    results: list[TopicResult],
+    first: dict[str, int] | None = None,
+) -> None:
+    by_topic = {r.topic: r for r in results}
+    entries = [
+        e
+        for plan in plans
+        for e in _entries([plan], by_topic, snapshot, (first or {}).get(plan.topic, 0))
+    ]
+    if entries:
+        await ensure_store(admin, store, snapshot)
+        await store.write(entries)
+
+
+# -- partition increases -----------------------------------------------------------------------
+
+
+def plan_grows(
+    snapshot: Snapshot,
+    requests: list[NewPartitions],
+    options: PlacementOptions,
+    min_isr: dict[str, int],
+) -> list[Planned]:
+    placed: list[tuple[int, Request]] = []
+    plans: list[Planned | None] = []
+    for i, r in enumerate(requests):
+        topic = snapshot.topics.get(r.topic)
+        if (
+            topic is None
+            or r.assignment is not None
+            or options.placement == "broker"
+            or r.total <= len(topic.partitions)
+        ):
+            plans.append(Planned(r.topic, grow=r))  # Kafka or the user decides, or refuses
+            continue
+        entry = snapshot.placeholders.get(r.topic)
+        intended = entry.replication_factor if entry else topic.replication_factor
+        placed.append(
+            (
+                i,
+                Request(
+                    r.topic,
+                    r.total - len(topic.partitions),
+                    intended,
+                    _min_live(options, min_isr.get(r.topic, 1)),
+                    tuple(tuple(p.replicas) for p in topic.partitions),
+                ),
+            )
+        )
+        plans.append(None)
+    placements = place(snapshot.brokers, snapshot.load, [q for _, q in placed], options.mode)
+    offline = set(snapshot.offline)
+    for (i, _), p in zip(placed, placements, strict=True):
+        r = requests[i]
+        if p.error:
+            plans[i] = Planned(r.topic, placement=p, refusal=_refused(r.topic, p))
+            continue
+        lists = [[b for b in replicas if b >= 0] for replicas in p.assignment]
+        have = snapshot.topics[r.topic].replication_factor
+        if any(len(x) != have for x in lists):
+            plans[i] = Planned(
+                r.topic,
+                placement=p,
+                refusal=TopicResult(
+                    r.topic,
+                    ok=False,
+                    error=INVALID_REPLICATION_FACTOR,
+                    message=f"Topic '{r.topic}' has {have} replicas per partition, and Kafka "
+                    f"needs as many for each new partition; only {len(lists[0])} brokers can "
+                    f"take them ({len(snapshot.brokers)} observed). Add brokers, or fill the "
+                    "placeholders first.",
+                ),
+            )
+            continue
+        # ZooKeeper-mode CreatePartitions refuses ids not in /brokers/ids; Kafka's own
+        # AdminZkClient.addPartitions writes the znode instead, and so does kafka-tui.
+        on_offline = bool(offline & {b for x in lists for b in x})
+        plans[i] = Planned(
+            r.topic,
+            grow=replace(r, assignment=lists),
+            placement=p,
+            via_zookeeper=on_offline and not snapshot.kraft,
+        )
+    return [p for p in plans if p is not None]
+
+
+async def grow_partitions(
+    admin: KafkaAdmin,
+    snapshot: Snapshot,
+    requests: list[NewPartitions],
+    options: PlacementOptions,
+    store: PlaceholderStore,
+    *,
+    zookeeper: str | None = None,
+    timeout_ms: int = 30_000,
+    validate_only: bool = False,
+) -> list[TopicResult]:
+    names = [r.topic for r in requests if r.topic in snapshot.topics]
+    min_isr = (
+        {
+            t: int(v)
+            for t, v in (await admin.topic_config_value("min.insync.replicas", names)).items()
+            if v and v.isdigit()
+        }
+        if names and options.mode != "disabled"
+        else {}
+    )
+    plans = plan_grows(snapshot, requests, options, min_isr)
+    by_kafka = [p for p in plans if p.refusal is None and not p.via_zookeeper and p.grow]
+    sent = iter(
+        await admin.create_partitions(
+            [p.grow for p in by_kafka if p.grow is not None],
+            timeout_ms=timeout_ms,
+            validate_only=validate_only,
+        )
+        if by_kafka
+        else []
+    )
+    results: list[TopicResult] = []
+    for p in plans:
+        if p.refusal is not None:
+            results.append(p.refusal)
+        elif p.via_zookeeper:
+            results.append(await _grow_in_zookeeper(admin, snapshot, p, zookeeper, validate_only))
+        else:
+            results.append(_decorate(next(sent), p, validate_only))
+    if not validate_only:
+        first = {t: len(d.partitions) for t, d in snapshot.topics.items()}
+        await _record(admin, store, snapshot, plans, results, first)
+    return results
+
+
+async def _grow_in_zookeeper(
+    admin: KafkaAdmin,
+    snapshot: Snapshot,
+    plan: Planned,
+    zookeeper: str | None,
+    validate_only: bool,
+) -> TopicResult:
+    assert plan.grow is not None and plan.grow.assignment is not None
+    topic, total = plan.grow.topic, plan.grow.total
+    offline = sorted(set(snapshot.offline) & {b for x in plan.grow.assignment for b in x})
+    why = (
+        f"broker(s) {', '.join(map(str, offline))} offline, which ZooKeeper-mode "
+        "CreatePartitions refuses"
+    )
+    if zookeeper is None:
+        return TopicResult(
+            topic,
+            ok=False,
+            error=INVALID_REPLICATION_FACTOR,
+            message=f"Topic '{topic}': the new partitions need {why}; kafka-tui writes them to "
+            "ZooKeeper as Kafka's own tools do, which needs --zookeeper HOST:PORT (or the "
+            "profile's zookeeper_connect).",
+        )
+    result = TopicResult(
+        topic,
+        ok=True,
+        message=f"Topic '{topic}' {'would have' if validate_only else 'now has'} {total} "
+        f"partitions (written to ZooKeeper: {why}).",
+        partitions=total,
+    )
+    if not validate_only:
+        current = len(snapshot.topics[topic].partitions)
+        new = {current + i: lists for i, lists in enumerate(plan.grow.assignment)}
+        async with ZooKeeperExtras(zookeeper) as zk:
+            await zk.add_partitions(topic, new)
+        admin.expect_partitions(topic, total)
+    return _decorate(result, plan, validate_only)
