@@ -18,6 +18,8 @@ from . import __version__
 from .admin import AdminError, ConnectionSettings, KafkaAdmin
 from .commands import brokers as broker_commands
 from .commands import parsing
+from .commands import plans as plan_commands
+from .commands import reassign as reassign_commands
 from .commands import topics as topic_commands
 from .config import ConfigError, Profile, Settings, load_settings, resolve_profile
 from .devcluster import commands as devcluster_commands
@@ -45,6 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     topic_commands.add_parsers(commands)
     broker_commands.add_parsers(commands)
+    plan_commands.add_parsers(commands)
+    reassign_commands.add_parsers(commands)
     devcluster_commands.add_parser(commands)
     demo = commands.add_parser(
         "demo",
@@ -110,6 +114,10 @@ async def _run_admin(args: argparse.Namespace, profile: Profile) -> int:
     async with KafkaAdmin(profile.connection) as admin:
         if args.command in ("brokers", "placeholders"):
             return await broker_commands.run(args, profile, admin)
+        if args.command == "plan":
+            return await plan_commands.run(args, profile, admin)
+        if args.command == "reassignments":
+            return await reassign_commands.run(args, profile, admin)
         return await topic_commands.run(args, profile, admin)
 
 
