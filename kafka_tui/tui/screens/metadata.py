@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -39,10 +40,44 @@ class Filters:
     def needs_min_isr(self) -> bool:
         return bool(self.on & {"under_min_isr", "at_min_isr"})
 
-    def keep(self, row: TopicRow) -> bool:
-        if self.text and self.text not in row.name.lower():
-            return False
-        return all(getattr(row, name) > 0 for name in self.on)
+    def apply(self, rows: list[TopicRow], lowered_names: list[str]) -> list[TopicRow]:
+        """The rows to show; `lowered_names[i]` is `rows[i].name.lower()`. Runs on every
+        keystroke over every topic, so it stays a few list comprehensions."""
+        text = self.text
+        shown = [r for r, n in zip(rows, lowered_names, strict=True) if text in n] if text else rows
+        for name in sorted(self.on):
+            shown = [r for r in shown if getattr(r, name) > 0]
+        return shown
+
+
+class _CollectionPause:
+    """Python's cyclic garbage collector, paused while a refresh reads and builds its objects.
+
+    A refresh makes about ten objects per partition (decoded dicts and lists, PartitionInfo,
+    rows). With 30,000 partitions the collector ran full collections over the whole heap in
+    the middle of it: half of the refresh's CPU time (measured: 140-370 ms of 300-520 ms).
+    None of these objects form cycles, so collecting after the refresh loses nothing. The
+    pause lasts one read at most (bounded by the request timeout; connecting is outside it),
+    and is counted because a refresh being cancelled can overlap the next one.
+    """
+
+    def __init__(self) -> None:
+        self._holders = 0
+        self._resume = False
+
+    def __enter__(self) -> None:
+        if self._holders == 0:
+            self._resume = gc.isenabled()
+            gc.disable()
+        self._holders += 1
+
+    def __exit__(self, *exc: object) -> None:
+        self._holders -= 1
+        if self._holders == 0 and self._resume:
+            gc.enable()
+
+
+_COLLECTION_PAUSE = _CollectionPause()
 
 
 def cluster_line(info: ClusterInfo, profile: Profile) -> Text:
@@ -126,6 +161,8 @@ class MetadataScreen(KafkaScreen):
         self.filters = Filters()
         self.topics: dict[str, TopicDescription] = {}
         self.rows: list[TopicRow] = []
+        self._lowered_names: list[str] = []
+        self._health = ""
         self.cluster: ClusterInfo | None = None
         self.min_isr: dict[str, int] = {}
         self.loaded = asyncio.Event()
@@ -152,28 +189,38 @@ class MetadataScreen(KafkaScreen):
     async def refresh_metadata(self) -> None:
         try:
             await self.admin.ensure_connected()
-            cluster, topics = await asyncio.gather(
-                self.admin.describe_cluster(), self.admin.list_topics()
-            )
-            min_isr = self.min_isr
-            if self.filters.needs_min_isr:
-                values = await self.admin.topic_config_value(
-                    "min.insync.replicas", [t.name for t in topics]
-                )
-                min_isr = {k: int(v) for k, v in values.items() if v}
+            with _COLLECTION_PAUSE:
+                await self._load()
         except AdminError as exc:
             self._show_banner(
                 f"Connection problem: {exc.message} Retrying every "
                 f"{self.refresh_seconds:.0f}s; press r to retry now."
             )
-            return
+
+    async def _load(self) -> None:
+        cluster, topics = await asyncio.gather(
+            self.admin.describe_cluster(), self.admin.list_topics()
+        )
+        min_isr = self.min_isr
+        if self.filters.needs_min_isr:
+            values = await self.admin.topic_config_value(
+                "min.insync.replicas", [t.name for t in topics]
+            )
+            min_isr = {k: int(v) for k, v in values.items() if v}
         self._show_banner(None)
         self.cluster, self.min_isr = cluster, min_isr
         self.topics = {t.name: t for t in topics}
         live = set(cluster.live_broker_ids)
         self.rows = [TopicRow.of(t, live, self.min_isr.get(t.name)) for t in topics]
+        self._lowered_names = [r.name.lower() for r in self.rows]
+        urp = sum(1 for r in self.rows if r.under_replicated)
+        unavailable = sum(1 for r in self.rows if r.unavailable)
+        self._health = f"{urp} under-replicated · {unavailable} unavailable"
         self.query_one("#cluster-header", Static).update(cluster_line(cluster, self.profile))
         self.apply_filters()
+        # The collections the pause held back come due now; run them once the table is on
+        # screen rather than on the next keystroke.
+        self.call_after_refresh(gc.collect)
         self.loaded.set()
 
     def _show_banner(self, message: str | None) -> None:
@@ -182,18 +229,23 @@ class MetadataScreen(KafkaScreen):
         banner.update(message or "")
 
     def apply_filters(self) -> None:
-        shown = [r for r in self.rows if self.filters.keep(r)]
+        shown = self.filters.apply(self.rows, self._lowered_names)
         self.query_one(TopicTable).set_rows(shown)
         toggles = "Filters: " + " ".join(
             f"[{'x' if key in self.filters.on else ' '}]{label}" for key, label in TOGGLES.items()
         )
-        self.query_one("#toggles", Static).update(toggles)
-        urp = sum(1 for r in self.rows if r.under_replicated)
-        unavailable = sum(1 for r in self.rows if r.unavailable)
-        self.query_one("#status", Static).update(
-            f"{len(shown)}/{len(self.rows)} topics · {urp} under-replicated · "
-            f"{unavailable} unavailable · ~ URP  !! no leader  + marked"
+        # Both lines are one row high whatever their text: no new layout is needed.
+        self._update_line("#toggles", toggles)
+        self._update_line(
+            "#status",
+            f"{len(shown)}/{len(self.rows)} topics · {self._health} · "
+            "~ URP  !! no leader  + marked",
         )
+
+    def _update_line(self, selector: str, text: str) -> None:
+        line = self.query_one(selector, Static)
+        if str(line.content) != text:
+            line.update(text, layout=False)
 
     # -- actions ---------------------------------------------------------------------------
 
