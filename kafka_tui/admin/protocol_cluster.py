@@ -1,5 +1,9 @@
 """Kafka protocol messages for moving replicas and retiring brokers, which aiokafka 0.14 lacks.
 
+Also DescribeLogDirs (35) v3, for the bytes a reassignment copies (v3 is the first with a
+top-level error code; Kafka 3.9 and 4.x both accept it), and IncrementalAlterConfigs on any
+resource type (broker resources carry the replication throttle rates).
+
 Schemas from Kafka's clients/src/main/resources/common/message/: AlterPartitionReassignments
 (45) and ListPartitionReassignments (46) at v0, which both Kafka 3.9 (ZooKeeper mode) and 4.x
 accept (4.1's v1 only adds AllowReplicationFactorChange, default true, so v0 behaves the
@@ -12,9 +16,17 @@ from __future__ import annotations
 from typing import Any
 
 from aiokafka.protocol.api import Request, RequestStruct
-from aiokafka.protocol.types import Int16, Int32, Schema
+from aiokafka.protocol.types import Boolean, Int16, Int32, Int64, Schema
 
-from .protocol import INT32_ARRAY, STRING, TAGS, _array, _flexible_request, _response
+from .protocol import (
+    _INCREMENTAL_ALTER_CONFIGS_V1,
+    INT32_ARRAY,
+    STRING,
+    TAGS,
+    _array,
+    _flexible_request,
+    _response,
+)
 
 # -- AlterPartitionReassignments (45) v0 ---------------------------------------------------
 
@@ -161,6 +173,87 @@ class UnregisterBrokerRequest(Request[RequestStruct]):
         return request_struct_class(self.broker_id, {})
 
 
+# -- DescribeLogDirs (35) v3: every partition's size on the broker asked -------------------
+
+_DESCRIBE_LOG_DIRS_V3 = _flexible_request(
+    35,
+    3,
+    Schema(
+        # null: every topic
+        ("topics", _array(("topic", STRING), ("partitions", INT32_ARRAY))),
+        TAGS,
+    ),
+    _response(
+        35,
+        3,
+        Schema(
+            ("throttle_time_ms", Int32),
+            ("error_code", Int16),
+            (
+                "results",
+                _array(
+                    ("error_code", Int16),
+                    ("log_dir", STRING),
+                    (
+                        "topics",
+                        _array(
+                            ("name", STRING),
+                            (
+                                "partitions",
+                                _array(
+                                    ("partition_index", Int32),
+                                    ("partition_size", Int64),
+                                    ("offset_lag", Int64),
+                                    ("is_future_key", Boolean),
+                                ),
+                            ),
+                        ),
+                    ),
+                ),
+            ),
+            TAGS,
+        ),
+    ),
+)
+
+
+class DescribeLogDirsRequest(Request[RequestStruct]):
+    API_KEY = 35
+
+    def __init__(self, topics: list[tuple[str, list[int]]] | None) -> None:
+        self.topics = topics
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        topics: Any = (
+            None
+            if self.topics is None
+            else [(name, partitions, {}) for name, partitions in self.topics]
+        )
+        return request_struct_class(topics, {})
+
+
+# -- IncrementalAlterConfigs (44) v1 on any resource (protocol.py's covers topics only) -----
+
+
+class AlterResourceConfigsRequest(Request[RequestStruct]):
+    """`resources`: (resource type, name, [(key, op, value)]); protocol.RESOURCE_BROKER
+    resources must be sent to that broker."""
+
+    API_KEY = 44
+
+    def __init__(self, resources: list[tuple[int, str, list[tuple[str, int, str | None]]]]) -> None:
+        self.resources = resources
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        resources: Any = [
+            (kind, name, [(k, op, v, {}) for k, op, v in ops], {})
+            for kind, name, ops in self.resources
+        ]
+        return request_struct_class(resources, False, {})
+
+
+DescribeLogDirsRequest._CLASSES = (_DESCRIBE_LOG_DIRS_V3,)
+AlterResourceConfigsRequest._CLASSES = (_INCREMENTAL_ALTER_CONFIGS_V1,)
 AlterPartitionReassignmentsRequest._CLASSES = (_ALTER_PARTITION_REASSIGNMENTS_V0,)
 ListPartitionReassignmentsRequest._CLASSES = (_LIST_PARTITION_REASSIGNMENTS_V0,)
 UnregisterBrokerRequest._CLASSES = (_UNREGISTER_BROKER_V0,)

@@ -7,6 +7,7 @@ controller answers NOT_CONTROLLER for the whole request (KRaft brokers forward t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,8 @@ from .connection import AdminConnection, poll_until
 from .errors import AdminError, KafkaRequestError, ValidationError, error_name
 from .protocol_cluster import (
     AlterPartitionReassignmentsRequest,
+    AlterResourceConfigsRequest,
+    DescribeLogDirsRequest,
     ListPartitionReassignmentsRequest,
     UnregisterBrokerRequest,
 )
@@ -99,6 +102,28 @@ class OngoingReassignment:
     replicas: list[int]
     adding: list[int]
     removing: list[int]
+
+
+# Kafka's replication throttles: rates are dynamic broker configs, the throttled replicas
+# ("partition:broker,...") topic configs; kafka-reassign-partitions sets the same four.
+LEADER_RATE = "leader.replication.throttled.rate"
+FOLLOWER_RATE = "follower.replication.throttled.rate"
+LEADER_REPLICAS = "leader.replication.throttled.replicas"
+FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
+THROTTLE_RATES = (LEADER_RATE, FOLLOWER_RATE)
+THROTTLED_REPLICAS = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
+
+
+@dataclass(frozen=True)
+class ReplicationThrottle:
+    """What `set_replication_throttle` sets: `rate` bytes/s on `brokers`, and per topic the
+    replicas that send (`leaders`: the current replicas of moving partitions) and receive
+    (`followers`: the added replicas), as "partition:broker" items."""
+
+    rate: int
+    brokers: list[int]
+    leaders: dict[str, list[str]]
+    followers: dict[str, list[str]]
 
 
 class BrokerStillLive(ValidationError):
@@ -313,3 +338,112 @@ class AdminReassignments(AdminConnection):
             for b in response["brokers"]
             if not b.get("is_fenced", False)
         }
+
+    # -- sizes and throttles (what a reassignment preview and run need) ---------------------
+
+    async def partition_sizes(
+        self, topics: Sequence[str], brokers: Sequence[int]
+    ) -> dict[tuple[str, int], int]:
+        """(topic, partition) -> bytes of its largest replica on `brokers` (live ones; each
+        broker answers DescribeLogDirs for its own disks only). Missing: no live replica."""
+        if not topics or not brokers:
+            return {}
+        metadata = await self._metadata(list(dict.fromkeys(topics)))
+        query = [
+            (t["name"], sorted(p["partition_index"] for p in t["partitions"]))
+            for t in metadata["topics"]
+            if not t["error_code"]
+        ]
+        if not query:
+            return {}
+        answers = await asyncio.gather(
+            *(self._send(DescribeLogDirsRequest(query), b) for b in brokers),
+            return_exceptions=True,
+        )
+        sizes: dict[tuple[str, int], int] = {}
+        for answer in answers:
+            if isinstance(answer, BaseException):
+                continue  # a broker that went away has no size to give
+            response = answer.to_object()
+            for log_dir in response["results"] if not response["error_code"] else []:
+                for t in log_dir["topics"] if not log_dir["error_code"] else []:
+                    for p in t["partitions"]:
+                        if p["is_future_key"]:
+                            continue
+                        key = (t["name"], p["partition_index"])
+                        sizes[key] = max(sizes.get(key, 0), p["partition_size"])
+        return sizes
+
+    async def set_replication_throttle(self, throttle: ReplicationThrottle) -> None:
+        """Set the throttle rates on the brokers, then the throttled replicas on the topics.
+        Raises KafkaRequestError on the first refusal."""
+        rate = str(throttle.rate)
+        await self._alter_broker_configs(
+            throttle.brokers,
+            [(LEADER_RATE, protocol.OP_SET, rate), (FOLLOWER_RATE, protocol.OP_SET, rate)],
+        )
+        topics = sorted(set(throttle.leaders) | set(throttle.followers))
+        resources: list[tuple[int, str, list[tuple[str, int, str | None]]]] = [
+            (
+                protocol.RESOURCE_TOPIC,
+                topic,
+                [
+                    (key, protocol.OP_SET, ",".join(items))
+                    for key, items in (
+                        (LEADER_REPLICAS, throttle.leaders.get(topic, [])),
+                        (FOLLOWER_REPLICAS, throttle.followers.get(topic, [])),
+                    )
+                    if items
+                ],
+            )
+            for topic in topics
+        ]
+        if resources:
+            await self._alter_configs(resources, await self._node_for(topics))
+
+    async def clear_replication_throttle(
+        self, brokers: Sequence[int], topics: Sequence[str]
+    ) -> None:
+        """Remove the throttle rates from `brokers` (the live ones; a stopped broker keeps its
+        dynamic config until it is cleared again) and the throttled replicas from `topics`."""
+        await self._alter_broker_configs(
+            brokers, [(key, protocol.OP_DELETE, None) for key in THROTTLE_RATES]
+        )
+        if topics:
+            await self._alter_configs(
+                [
+                    (
+                        protocol.RESOURCE_TOPIC,
+                        topic,
+                        [(key, protocol.OP_DELETE, None) for key in THROTTLED_REPLICAS],
+                    )
+                    for topic in topics
+                ],
+                await self._node_for(topics),
+            )
+
+    async def _alter_broker_configs(
+        self, brokers: Sequence[int], ops: list[tuple[str, int, str | None]]
+    ) -> None:
+        # A broker's own dynamic config goes to that broker (ZooKeeper mode insists).
+        live = await self._live_brokers()
+        await asyncio.gather(
+            *(
+                self._alter_configs([(protocol.RESOURCE_BROKER, str(b), ops)], b)
+                for b in sorted(set(brokers))
+                if b in live
+            )
+        )
+
+    async def _alter_configs(
+        self, resources: list[tuple[int, str, list[tuple[str, int, str | None]]]], node: int
+    ) -> None:
+        response = (await self._send(AlterResourceConfigsRequest(resources), node)).to_object()
+        for r in response["responses"]:
+            if r["error_code"]:
+                what = (
+                    f"broker {r['resource_name']}"
+                    if r["resource_type"] == protocol.RESOURCE_BROKER
+                    else r["resource_name"]
+                )
+                raise KafkaRequestError.from_code(r["error_code"], what, r["error_message"])

@@ -19,7 +19,7 @@ from ..admin import (
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..planning.placement import MODES
-from . import output, parsing, placing
+from . import output, parsing, placing, reassign
 from .placing import (
     PlacementOptionError,
     PlacementOptions,
@@ -64,14 +64,22 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _change_flags(create)
     _kip409_flags(create)
 
-    alter = actions.add_parser("alter", help="increase the partition count (KIP-195)")
+    alter = actions.add_parser(
+        "alter", help="increase the partition count (KIP-195) or change the replication factor"
+    )
     alter.add_argument("topics", nargs="*", metavar="TOPIC")
     _topic_regex_flag(alter)
     alter.add_argument("--if-exists", action="store_true", help="no error when nothing matches")
-    alter.add_argument("--partitions", type=int, required=True, help="the new total")
+    alter.add_argument("--partitions", type=int, help="the new total")
     alter.add_argument("--replica-assignment", help="for the NEW partitions only, e.g. 3:1,1:2")
+    alter.add_argument("--replication-factor", type=int, help="the new replication factor")
     _change_flags(alter)
     _kip409_flags(alter)
+    reassign.add_run_flags(alter)
+
+    moving = reassign.add_topics_reassign(actions)
+    _topic_regex_flag(moving)
+    _kip409_flags(moving)
 
     delete = actions.add_parser("delete", help="delete topics (asks first on a terminal)")
     delete.add_argument("topics", nargs="*", metavar="TOPIC")
@@ -202,8 +210,25 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
             return await _describe(args, profile, admin, as_json)
         case "create":
             return output.results(await _create(args, profile, admin), as_json)
+        case "alter" if args.replication_factor is not None:
+            return await reassign.alter_replication_factor(
+                args,
+                admin,
+                await _named_topics(args, admin),
+                placement_options(args, profile),
+                zookeeper_of(args, profile),
+            )
         case "alter":
+            if args.partitions is None:
+                raise parsing.UsageError(
+                    "topics alter: give --partitions N or --replication-factor N"
+                )
             return output.results(await _alter(args, profile, admin), as_json)
+        case "reassign":
+            names = await _named_topics(args, admin) if args.topics or args.topic else []
+            return await reassign.reassign_topics(
+                args, admin, names, placement_options(args, profile), zookeeper_of(args, profile)
+            )
         case "delete":
             return await _delete(args, profile, admin, as_json)
         case "configs":
