@@ -219,7 +219,7 @@ def plan_creates(
     return planned
 
 
-def _decorate(result: TopicResult, plan: Planned, validate_only: bool) -> TopicResult:
+def decorate(result: TopicResult, plan: Planned, validate_only: bool) -> TopicResult:
     p = plan.placement
     if p is None or not result.ok:
         return result
@@ -286,15 +286,15 @@ async def create_topics(
         await admin.create_topics(to_send, timeout_ms=timeout_ms, validate_only=validate_only)
     )
     results = [
-        p.refusal if p.refusal is not None else _decorate(next(sent), p, validate_only)
+        p.refusal if p.refusal is not None else decorate(next(sent), p, validate_only)
         for p in plans
     ]
     if not validate_only:
-        await _record(admin, store, snapshot, plans, results)
+        await record_placeholders(admin, store, snapshot, plans, results)
     return results
 
 
-async def _record(
+async def record_placeholders(
     admin: KafkaAdmin,
     store: PlaceholderStore,
     snapshot: Snapshot,
@@ -422,16 +422,16 @@ async def grow_partitions(
         if p.refusal is not None:
             results.append(p.refusal)
         elif p.via_zookeeper:
-            results.append(await _grow_in_zookeeper(admin, snapshot, p, zookeeper, validate_only))
+            results.append(await grow_in_zookeeper(admin, snapshot, p, zookeeper, validate_only))
         else:
-            results.append(_decorate(next(sent), p, validate_only))
+            results.append(decorate(next(sent), p, validate_only))
     if not validate_only:
         first = {t: len(d.partitions) for t, d in snapshot.topics.items()}
-        await _record(admin, store, snapshot, plans, results, first)
+        await record_placeholders(admin, store, snapshot, plans, results, first)
     return results
 
 
-async def _grow_in_zookeeper(
+async def grow_in_zookeeper(
     admin: KafkaAdmin,
     snapshot: Snapshot,
     plan: Planned,
@@ -467,4 +467,4 @@ async def _grow_in_zookeeper(
         async with ZooKeeperExtras(zookeeper) as zk:
             await zk.add_partitions(topic, new)
         admin.expect_partitions(topic, total)
-    return _decorate(result, plan, validate_only)
+    return decorate(result, plan, validate_only)

@@ -522,7 +522,7 @@ async def _send(
     specs = [p.spec for p in batch if p.spec is not None]
     if specs:
         sent = await admin.create_topics(specs, timeout_ms=timeout_ms)
-        results = [placing._decorate(r, p, False) for r, p in zip(sent, batch, strict=True)]
+        results = [placing.decorate(r, p, False) for r, p in zip(sent, batch, strict=True)]
     else:
         by_kafka = [p for p in batch if not p.via_zookeeper and p.grow is not None]
         answers = iter(
@@ -535,12 +535,12 @@ async def _send(
         for p in batch:
             if p.via_zookeeper:
                 results.append(
-                    await placing._grow_in_zookeeper(admin, snapshot, p, zookeeper, False)
+                    await placing.grow_in_zookeeper(admin, snapshot, p, zookeeper, False)
                 )
             else:
-                results.append(placing._decorate(next(answers), p, False))
+                results.append(placing.decorate(next(answers), p, False))
     first = {t: len(d.partitions) for t, d in snapshot.topics.items()}
-    await placing._record(admin, store, snapshot, batch, results, first)
+    await placing.record_placeholders(admin, store, snapshot, batch, results, first)
     return results
 
 
