@@ -65,3 +65,17 @@ def test_an_unwritable_journal_costs_only_the_hint(tmp_path: Path) -> None:
     journal = ChangeJournal(blocker / "sub" / "j.jsonl")
     journal.record("c1", [Expectation("a", True, 1)])
     assert [e.topic for e in journal.expectations("c1", None)] == ["a"]
+
+
+def test_a_large_journal_is_compacted_on_reading(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    old = time.time() - TTL_SECONDS - 1
+    stale = "".join(
+        json.dumps({"c": "c1", "t": f"old-{i}", "x": True, "at": old}) + "\n" for i in range(20_000)
+    )
+    path.write_text(
+        stale + json.dumps({"c": "c1", "t": "new", "x": True, "at": time.time()}) + "\n"
+    )
+    assert [e.topic for e in ChangeJournal(path).expectations("c1", None)] == ["new"]
+    assert len(path.read_text().splitlines()) == 1
+    assert [e.topic for e in ChangeJournal(path).expectations("c1", None)] == ["new"]

@@ -62,6 +62,20 @@ def creatable(spec: TopicSpec) -> protocol.CreatableTopic:
     )
 
 
+def as_requested(spec: TopicSpec, topic: dict[str, Any]) -> bool:
+    """Whether a topic's Metadata entry is what `spec` asked for (its assignment exactly, or
+    its counts): how a create whose answer was lost is recognised as done."""
+    parts = sorted(topic["partitions"], key=lambda p: p["partition_index"])
+    if spec.assignment:
+        return [list(p["replica_nodes"]) for p in parts] == [
+            list(spec.assignment[i]) for i in sorted(spec.assignment)
+        ]
+    return (spec.partitions is None or len(parts) == spec.partitions) and (
+        spec.replication_factor is None
+        or all(len(p["replica_nodes"]) == spec.replication_factor for p in parts)
+    )
+
+
 def create_cost(spec: TopicSpec) -> int:
     partitions = len(spec.assignment) if spec.assignment else (spec.partitions or 1)
     return 1 + partitions + len(spec.configs)

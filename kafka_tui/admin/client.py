@@ -10,18 +10,21 @@ later reads wait for a broker that has it (journal.py), so they never go backwar
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from . import protocol, validation
 from .batches import (
     KNOWN_INTERNAL_TOPICS,
+    as_requested,
     chunks,
     creatable,
     create_cost,
     failed,
     merge,
 )
+from .connection import Settle, poll_until
 from .errors import ValidationError, sentence
 from .journal import Expectation
 from .model import (
@@ -34,6 +37,15 @@ from .model import (
 )
 from .reading import AdminReads
 from .reassignments import AdminReassignments
+
+ALREADY_EXISTS = 36
+INVALID_PARTITIONS = 37
+UNKNOWN_TOPIC = 3
+
+
+def _lost_note(answer: dict[str, Any]) -> str:
+    lost = answer.get("recovered")
+    return f" (The answer was lost: {lost}.)" if lost else ""
 
 
 class KafkaAdmin(AdminReads, AdminReassignments):
@@ -85,6 +97,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                     lambda s: s.name,
                     lambda r: r["topics"],
                     timeout_ms,
+                    None if validate_only else Settle(self._created, frozenset({ALREADY_EXISTS})),
                 )
             )
         results = merge(
@@ -116,12 +129,72 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             spec.name,
             ok=True,
             message=f"Topic '{spec.name}' {verb} with {partitions} partition(s), "
-            f"replication factor {rf}.",
+            f"replication factor {rf}." + _lost_note(answer),
             topic_id=answer.get("topic_id"),
             partitions=partitions if partitions is not None and partitions >= 0 else None,
             replication_factor=rf if rf is not None and rf >= 0 else None,
             warning=validation.collision_warning(spec.name),
         )
+
+    # -- finding out what a request whose answer was lost did ---------------------------------
+
+    async def _settled(
+        self,
+        names: list[str],
+        wait: bool,
+        state: Callable[[str, dict[str, Any] | None], dict[str, Any] | None],
+    ) -> dict[str, dict[str, Any]]:
+        """Answers for the topics whose metadata is already in the state asked for (`state`
+        gives the answer, or None). `wait`: the controller said so; poll until it shows."""
+        found: dict[str, dict[str, Any]] = {}
+
+        async def check() -> bool | None:
+            metadata = await self._metadata(names)
+            listed = {t["name"]: t for t in metadata["topics"] if not t["error_code"]}
+            for name in names:
+                answer = state(name, listed.get(name))
+                if answer is not None:
+                    found[name] = answer
+            return True if not wait or len(found) == len(names) else None
+
+        await poll_until(check, time.monotonic() + self.settings.request_timeout_ms / 1000)
+        return found
+
+    async def _created(self, specs: list[TopicSpec], wait: bool) -> dict[str, dict[str, Any]]:
+        by_name = {s.name: s for s in specs}
+
+        def state(name: str, topic: dict[str, Any] | None) -> dict[str, Any] | None:
+            if topic is None or not as_requested(by_name[name], topic):
+                return None
+            parts = topic["partitions"]
+            return {
+                "name": name,
+                "error_code": 0,
+                "error_message": None,
+                "topic_id": topic["topic_id"],
+                "num_partitions": len(parts),
+                "replication_factor": max((len(p["replica_nodes"]) for p in parts), default=0),
+            }
+
+        return await self._settled(list(by_name), wait, state)
+
+    async def _grown(self, requests: list[NewPartitions], wait: bool) -> dict[str, dict[str, Any]]:
+        totals = {r.topic: r.total for r in requests}
+
+        def state(name: str, topic: dict[str, Any] | None) -> dict[str, Any] | None:
+            if topic is None or len(topic["partitions"]) < totals[name]:
+                return None
+            return {"name": name, "error_code": 0, "error_message": None}
+
+        return await self._settled(list(totals), wait, state)
+
+    async def _deleted(self, names: list[str], wait: bool) -> dict[str, dict[str, Any]]:
+        def state(name: str, topic: dict[str, Any] | None) -> dict[str, Any] | None:
+            if topic is not None:
+                return None
+            return {"name": name, "error_code": 0, "error_message": None, "topic_id": None}
+
+        return await self._settled(names, wait, state)
 
     # -- increase partitions (KIP-195) ---------------------------------------------------------
 
@@ -161,6 +234,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                 lambda r: r.topic,
                 lambda resp: resp["results"],
                 timeout_ms,
+                None if validate_only else Settle(self._grown, frozenset({INVALID_PARTITIONS})),
             )
             if to_send
             else {}
@@ -170,10 +244,11 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             names,
             refused,
             answers,
-            lambda i, _: TopicResult(
+            lambda i, a: TopicResult(
                 requests[i].topic,
                 ok=True,
-                message=f"Topic '{requests[i].topic}' {verb} {requests[i].total} partitions.",
+                message=f"Topic '{requests[i].topic}' {verb} {requests[i].total} partitions."
+                + _lost_note(a),
                 partitions=requests[i].total,
             ),
         )
@@ -219,6 +294,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                 lambda n: n,
                 lambda resp: resp["responses"],
                 timeout_ms,
+                Settle(self._deleted, frozenset({UNKNOWN_TOPIC})),
             )
             if to_send
             else {}
@@ -230,7 +306,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             lambda i, a: TopicResult(
                 names[i],
                 ok=True,
-                message=f"Topic '{names[i]}' deleted.",
+                message=f"Topic '{names[i]}' deleted." + _lost_note(a),
                 topic_id=a["topic_id"] or ids.get(names[i]),
             ),
         )

@@ -9,8 +9,10 @@ before it, without waiting for every broker after every change.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Self, TypeVar
 
 from aiokafka.client import AIOKafkaClient
@@ -22,6 +24,7 @@ from aiokafka.errors import (
     RequestTimedOutError,
 )
 from aiokafka.helpers import create_ssl_context
+from aiokafka.protocol.metadata import MetadataRequest as AiokafkaMetadataRequest
 
 from . import protocol
 from .errors import AdminError, ConnectionFailed
@@ -31,6 +34,7 @@ from .model import ConnectionSettings
 T = TypeVar("T")
 
 NOT_CONTROLLER = 41
+REQUEST_TIMED_OUT = 7
 _NOT_CONTROLLER_RETRIES = 3
 # A broker may lag this far behind a change kafka-tui made before its expectation is taken
 # for stale (all brokers agree on another state: the topic changed again elsewhere).
@@ -61,6 +65,35 @@ async def poll_until(
             return None
         await asyncio.sleep(min(delay, remaining))
         delay = min(delay * 1.5, 1.0)
+
+
+class _BrokersOnlyClient(AIOKafkaClient):
+    """aiokafka refreshes its metadata every 300 s and after each force_metadata_update(),
+    asking for every topic and decoding the answer on the event loop (0.2-0.6 s with 10,000
+    topics: a periodic freeze of the TUI). kafka-tui reads topics with its own Metadata v12
+    requests and needs only the brokers from that refresh, so it asks for no topic."""
+
+    # aiokafka's own request timeout is long (see connect()); a broker that stopped
+    # answering must not hold the refresh for that long.
+    refresh_timeout_s = 30.0
+
+    async def _metadata_update(self, cluster_metadata: Any, topics: Any) -> bool:
+        if topics:
+            return bool(await super()._metadata_update(cluster_metadata, topics))
+        for node_id in sorted(b.nodeId for b in self.cluster.brokers()):
+            try:
+                conn = await asyncio.wait_for(self._get_conn(node_id), self.refresh_timeout_s)
+                if conn is None:
+                    continue
+                metadata = await asyncio.wait_for(
+                    conn.send(AiokafkaMetadataRequest([])), self.refresh_timeout_s
+                )
+            except (KafkaError, OSError, TimeoutError):
+                continue
+            cluster_metadata.update_metadata(metadata)
+            return True
+        cluster_metadata.failed_update(None)
+        return False
 
 
 def security_kwargs(s: ConnectionSettings) -> dict[str, Any]:
@@ -102,6 +135,7 @@ class AdminConnection:
         # The broker reads go to, and the one that answered the last request.
         self._read_node: int | None = None
         self._answered_by: int | None = None
+        self._lost_node: int | None = None
 
     async def __aenter__(self) -> Self:
         await self.connect()
@@ -112,13 +146,14 @@ class AdminConnection:
 
     async def connect(self) -> None:
         s = self.settings
-        client = AIOKafkaClient(
+        client = _BrokersOnlyClient(
             bootstrap_servers=s.bootstrap_servers,
             client_id=s.client_id,
             # Per-request deadlines are ours (_send); this only bounds a stuck connection.
             request_timeout_ms=max(s.request_timeout_ms, 600_000),
             **security_kwargs(s),
         )
+        client.refresh_timeout_s = s.request_timeout_ms / 1000
         try:
             await asyncio.wait_for(client.bootstrap(), s.request_timeout_ms / 1000)
         except (KafkaError, OSError, TimeoutError) as exc:
@@ -130,6 +165,15 @@ class AdminConnection:
                 "the security settings."
             ) from None
         self._client = client
+
+    async def _refresh_brokers(self) -> None:
+        """aiokafka's metadata refresh (which brokers exist), bounded: shared by every caller,
+        so it is shielded from our own time-out."""
+        with contextlib.suppress(TimeoutError, KafkaError):
+            await asyncio.wait_for(
+                asyncio.shield(self.client.force_metadata_update()),
+                self.settings.request_timeout_ms / 1000,
+            )
 
     async def ensure_connected(self) -> None:
         """Connect if not connected (again, after a failed start); aiokafka itself reconnects
@@ -148,19 +192,26 @@ class AdminConnection:
             raise ConnectionFailed("The admin client is not connected.")
         return self._client
 
-    def _any_node(self) -> int:
-        node = self.client.get_random_node()
+    def _any_node(self, avoid: int | None = None) -> int:
+        """A broker to send to; after a failure, one other than the broker that failed."""
+        others = sorted(b.nodeId for b in self.client.cluster.brokers() if b.nodeId != avoid)
+        node = others[0] if avoid is not None and others else self.client.get_random_node()
         if node is None:
             raise ConnectionFailed(
                 f"No broker of {self.settings.bootstrap_servers} is reachable right now."
             )
         return int(node)
 
-    async def _send(self, request: Any, node_id: int | None = None, extra_ms: int = 0) -> Any:
-        """Send to `node_id` (or any broker); one retry on another node if the link breaks."""
+    async def _send(
+        self, request: Any, node_id: int | None = None, extra_ms: int = 0, *, retry: bool = True
+    ) -> Any:
+        """Send to `node_id` (or any broker); one retry on another node if the link breaks —
+        unless `retry` is False (a change: resending it blindly could report a change the
+        lost request made as a failure; `_to_controller` finds out what happened instead)."""
         timeout = (self.settings.request_timeout_ms + max(extra_ms, 0)) / 1000
-        for attempt in range(2):
-            node = node_id if node_id is not None and attempt == 0 else self._any_node()
+        node: int | None = None
+        for attempt in range(2 if retry else 1):
+            node = node_id if node_id is not None and attempt == 0 else self._any_node(node)
             try:
                 response = await asyncio.wait_for(self.client.send(node, request), timeout)
                 self._answered_by = node
@@ -172,13 +223,14 @@ class AdminConnection:
                     f"kafka-tui speaks (Kafka 3.1 or newer is needed): {exc}",
                 ) from None
             except (KafkaConnectionError, NodeNotReadyError, RequestTimedOutError, TimeoutError):
-                if attempt == 1:
+                if attempt == 1 or not retry:
+                    self._lost_node = node
                     raise ConnectionFailed(
                         f"Lost the connection to broker {node} of "
                         f"{self.settings.bootstrap_servers} (or it did not answer within "
                         f"{timeout:.0f}s)."
                     ) from None
-                await self.client.force_metadata_update()
+                await self._refresh_brokers()
         raise AssertionError("unreachable")
 
     async def _metadata(
@@ -260,11 +312,18 @@ class AdminConnection:
         self.journal.forget(self.cluster_id, best_unmet)
         return best
 
-    async def _controller(self) -> int:
+    async def _controller(self, avoid: int | None = None) -> int:
+        """The broker to send a change to: the controller ZooKeeper mode names (KRaft names a
+        random live broker; any broker forwards there). `avoid`: a broker whose connection was
+        just lost — while brokers still name it, another one is tried (KRaft forwards; in
+        ZooKeeper mode it answers NOT_CONTROLLER until a new controller is elected)."""
         metadata = await self._metadata([])
         controller = metadata["controller_id"]
-        known = {b["node_id"] for b in metadata["brokers"]}
-        return int(controller) if controller in known else self._any_node()
+        known = sorted(b["node_id"] for b in metadata["brokers"])
+        if controller in known and controller != avoid:
+            return int(controller)
+        others = [b for b in known if b != avoid]
+        return others[0] if others else self._any_node()
 
     async def _to_controller(
         self,
@@ -273,29 +332,84 @@ class AdminConnection:
         name_of: Callable[[Any], str],
         results_of: Callable[[dict[str, Any]], list[dict[str, Any]]],
         extra_ms: int,
+        settle: Settle | None = None,
     ) -> dict[str, dict[str, Any]]:
         """Send to the controller (ZooKeeper mode needs it; KRaft brokers forward), retrying the
-        items the controller bounced with NOT_CONTROLLER after it moved."""
+        items the controller bounced with NOT_CONTROLLER after it moved.
+
+        With `settle` (a change whose outcome can be read back), a connection lost before
+        the answer does not lose the batch's results: `settle.done` reads which items are
+        already in the state asked for (by metadata, from the brokers still up) — those are
+        done; the others are sent again to another broker, and an answer meaning "already
+        so" (`settle.codes`: e.g. TOPIC_ALREADY_EXISTS) for an item the lost request may
+        have changed is checked the same way. What is still unknown when the time is up is
+        REQUEST_TIMED_OUT: it may still complete; check again."""
         answers: dict[str, dict[str, Any]] = {}
         pending = items
-        for _ in range(_NOT_CONTROLLER_RETRIES):
-            response = (
-                await self._send(make_request(pending), await self._controller(), extra_ms)
-            ).to_object()
+        lost: str | None = None
+        # Room for one attempt that hangs (a broker that stopped answering looks like a slow
+        # one until the attempt's own timeout), then for sending the rest elsewhere.
+        deadline = (
+            time.monotonic() + 2 * (self.settings.request_timeout_ms + max(extra_ms, 0)) / 1000
+        )
+        bounces = 0
+        while pending and bounces < _NOT_CONTROLLER_RETRIES and time.monotonic() < deadline:
+            try:
+                target = await self._controller(avoid=self._lost_node if lost else None)
+                response = (
+                    await self._send(make_request(pending), target, extra_ms, retry=settle is None)
+                ).to_object()
+            except ConnectionFailed as exc:
+                if settle is None:
+                    raise
+                lost = f"{exc.message} It was checked by metadata from the brokers still up"
+                await self._refresh_brokers()
+                found = await settle.done(pending, False)
+                answers.update(_recovered(found, lost))
+                pending = [i for i in pending if name_of(i) not in found]
+                if pending:
+                    await asyncio.sleep(0.5)
+                continue
             bounced = set()
             for r in results_of(response):
                 if r["error_code"] == NOT_CONTROLLER:
                     bounced.add(r["name"])
                 else:
                     answers[r["name"]] = r
+            if lost is not None and settle is not None:
+                maybe = [
+                    i
+                    for i in pending
+                    if answers.get(name_of(i), {}).get("error_code") in settle.codes
+                ]
+                if maybe:
+                    answers.update(_recovered(await settle.done(maybe, True), lost))
             pending = [i for i in pending if name_of(i) in bounced]
             if not pending:
                 break
-            await self.client.force_metadata_update()
+            # After a lost connection, wait out the election of a new controller.
+            bounces += 0 if lost else 1
+            await self._refresh_brokers()
+            if lost:
+                await asyncio.sleep(0.5)
         for item in pending:
             answers[name_of(item)] = {
                 "name": name_of(item),
-                "error_code": NOT_CONTROLLER,
-                "error_message": None,
+                "error_code": REQUEST_TIMED_OUT if lost else NOT_CONTROLLER,
+                "error_message": f"{lost}, and the change could not be confirmed" if lost else None,
             }
         return answers
+
+
+@dataclass(frozen=True)
+class Settle:
+    """How to find out a change's outcome when its answer was lost (see `_to_controller`).
+    `done(items, wait)`: answers for the items already in the state asked for (`wait`: the
+    controller said so; poll until a broker shows it)."""
+
+    done: Callable[[list[Any], bool], Awaitable[dict[str, dict[str, Any]]]]
+    codes: frozenset[int]
+
+
+def _recovered(found: dict[str, dict[str, Any]], lost: str) -> dict[str, dict[str, Any]]:
+    return {name: {**a, "recovered": lost} for name, a in found.items()}

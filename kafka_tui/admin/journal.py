@@ -15,6 +15,7 @@ broken line is skipped, a file that cannot be written only costs that cross-proc
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -28,8 +29,9 @@ from ..paths import user_path
 # Long enough for a cluster still applying a 100,000-partition change; short enough that a
 # stale hint (a topic changed by another tool since) is not checked for long.
 TTL_SECONDS = 600.0
-# Past this size the file is rewritten with only the lines still in force.
-_COMPACT_BYTES = 4 * 2**20
+# Past this size the file is rewritten with only the lines still in force: every kafka-tui
+# start reads it, and 10,000 lines cost tens of milliseconds.
+_COMPACT_BYTES = 512 * 2**10
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class ChangeJournal:
             text = self.path.read_text()
         except OSError:
             return
+        oversized = len(text) > _COMPACT_BYTES
         horizon = time.time() - TTL_SECONDS
         for line in text.splitlines():
             try:
@@ -98,6 +101,9 @@ class ChangeJournal:
                 known.pop(topic, None)
             else:
                 known[topic] = expectation
+        if oversized:
+            with contextlib.suppress(OSError):
+                self._compact()
 
     def expectations(self, cluster: str | None, topics: Iterable[str] | None) -> list[Expectation]:
         """The expectations in force about `topics` (None: all) of `cluster`."""
