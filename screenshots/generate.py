@@ -17,11 +17,14 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from kafka_tui.admin import ConnectionSettings
+from kafka_tui.admin import ConnectionSettings, TopicSpec
+from kafka_tui.admin.placeholders import PlaceholderStore
+from kafka_tui.commands.placing import PlacementOptions, create_topics, take_snapshot
 from kafka_tui.config import Profile, Settings
 from kafka_tui.devcluster import DevCluster
 from kafka_tui.devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics
 from kafka_tui.tui.app import KafkaTuiApp, make_app
+from kafka_tui.tui.screens.forms import FormScreen
 from kafka_tui.tui.screens.metadata import MetadataScreen
 
 HERE = Path(__file__).parent
@@ -52,6 +55,29 @@ async def filtered(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
 async def create(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
     await pilot.press("c", *"shipments", "tab", "tab", "tab", *"1:2,2:3,3:1,1:3")
     await pilot.press("tab", *"min.insync.replicas=2")
+    await settle(app, pilot)
+
+
+async def create_under_replicated(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # RF 3 with broker 3 stopped; a minimum of 2 alone implies mode `enabled`.
+    await pilot.press("c")
+    screen = app.screen
+    assert isinstance(screen, FormScreen)
+    await asyncio.wait_for(screen.snapshot_ready.wait(), 60)
+    await pilot.press(*"shipments", "tab", "6", "tab", "3", "tab", "tab", "tab", "tab", "2")
+    await settle(app, pilot)
+    screen.query_one("#form").scroll_end(animate=False)
+    await pilot.pause()
+
+
+async def brokers(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # One topic with a replication factor above the brokers: placeholders (-1) to fill.
+    assert app.admin is not None and app.profile is not None
+    store = PlaceholderStore(app.profile.connection, app.profile.placeholders_topic)
+    snapshot = await take_snapshot(app.admin, store=store)
+    spec = TopicSpec("audit-log", 3, len(snapshot.brokers) + 1)
+    await create_topics(app.admin, snapshot, [spec], PlacementOptions("enabled", 2), store)
+    await pilot.press("b")
     await settle(app, pilot)
 
 
@@ -86,6 +112,8 @@ SHOTS: list[tuple[str, Step, bool]] = [
     ("delete-confirmation", delete, False),
     ("command-palette", palette, False),
     ("read-only-profile", read_only, True),
+    ("create-topic-under-replicated", create_under_replicated, False),
+    ("brokers", brokers, False),
 ]
 
 

@@ -1,5 +1,6 @@
 """SVG snapshots of screen states whose data is fixed (no cluster): the replica markers,
-the create form with errors, the delete confirmation, the topics table's health marks.
+the create form with errors and with its exact (KIP-409) previews, the delete confirmation,
+the topics table's health marks, the brokers table.
 
 Update after an intended change: pytest tests/test_tui_snapshots.py --snapshot-update
 """
@@ -19,8 +20,11 @@ from kafka_tui.admin import (
     PartitionInfo,
     TopicDescription,
 )
+from kafka_tui.commands.placing import Snapshot
+from kafka_tui.planning.placement import Broker, Load
 from kafka_tui.tui.screens.changes import DeleteConfirm
 from kafka_tui.tui.screens.create import CreateTopicScreen
+from kafka_tui.tui.widgets.broker_table import BrokerTable
 from kafka_tui.tui.widgets.styled import ReplicaLegend
 from kafka_tui.tui.widgets.tables import PartitionTable, PreviewTable
 from kafka_tui.tui.widgets.topic_table import TopicRow, TopicTable
@@ -38,6 +42,17 @@ CLUSTER = ClusterInfo(
 )
 # An admin that is never connected: these screens only call it on submit.
 IDLE_ADMIN = KafkaAdmin(ConnectionSettings("127.0.0.1:1"))
+# What the forms plan on, given instead of read from a cluster: broker 3 offline.
+SNAPSHOT = Snapshot(
+    brokers=[Broker(1, "rack-a", True), Broker(2, "rack-b", True), Broker(3, "rack-c", False)],
+    load=Load.from_assignments([[1, 2], [2, 1], [1, 3]]),
+    topics={},
+    defaults={"num.partitions": "1", "default.replication.factor": "1"},
+)
+
+
+def create_form() -> CreateTopicScreen:
+    return CreateTopicScreen(IDLE_ADMIN, CLUSTER, snapshot=SNAPSHOT)
 
 
 class Harness(App[None]):
@@ -79,7 +94,7 @@ def test_create_form_shows_errors_next_to_fields(snap_compare: Any) -> None:
         await pilot.press(*"orders v2", "tab", "0", "tab", "tab", *"1:2,2:3,3:1")
         await pilot.pause()
 
-    app = Harness(screen=CreateTopicScreen(IDLE_ADMIN, CLUSTER))
+    app = Harness(screen=create_form())
     assert snap_compare(app, terminal_size=(80, 30), run_before=type_bad_input)
 
 
@@ -88,8 +103,28 @@ def test_create_form_previews_a_manual_assignment(snap_compare: Any) -> None:
         await pilot.press(*"orders", "tab", "tab", "tab", *"1:2,2:3,3:1")
         await pilot.pause()
 
-    app = Harness(screen=CreateTopicScreen(IDLE_ADMIN, CLUSTER))
-    assert snap_compare(app, terminal_size=(80, 34), run_before=type_assignment)
+    app = Harness(screen=create_form())
+    assert snap_compare(app, terminal_size=(80, 44), run_before=type_assignment)
+
+
+def test_create_form_previews_an_under_replicated_placement(snap_compare: Any) -> None:
+    async def type_kip409(pilot: Pilot[None]) -> None:
+        # RF 3 with broker 3 offline, a minimum of 2 (which implies mode enabled)
+        await pilot.press(*"orders", "tab", "4", "tab", "3", "tab", "tab", "tab", "tab", "2")
+        await pilot.pause()
+
+    app = Harness(screen=create_form())
+    assert snap_compare(app, terminal_size=(90, 50), run_before=type_kip409)
+
+
+def test_brokers_table_marks_the_offline_broker(snap_compare: Any) -> None:
+    table = BrokerTable()
+
+    async def fill(pilot: Pilot[None]) -> None:
+        table.show(SNAPSHOT)
+        await pilot.pause()
+
+    assert snap_compare(Harness(table), terminal_size=(80, 6), run_before=fill)
 
 
 def test_delete_confirmation_for_several_topics(snap_compare: Any) -> None:
@@ -106,6 +141,7 @@ def test_topics_table_marks_unhealthy_topics(snap_compare: Any) -> None:
     leaderless = [PartitionInfo(0, -1, [3], [], [3])]
     rows = [
         TopicRow.of(topic("__consumer_offsets", healthy, True), {1, 2}, None),
+        TopicRow.of(topic("audit", healthy), {1, 2}, None),  # a KIP-409 placeholder
         TopicRow.of(topic("inventory", leaderless), {1, 2}, None),
         TopicRow.of(topic("orders", degraded), {1, 2}, None),
         TopicRow.of(topic("payments", healthy), {1, 2}, None),
@@ -115,7 +151,8 @@ def test_topics_table_marks_unhealthy_topics(snap_compare: Any) -> None:
     async def fill(pilot: Pilot[None]) -> None:
         table.set_rows(rows)
         table.marked.add("payments")
+        table.placeholders = frozenset({"audit"})
         table.focus()
         await pilot.pause()
 
-    assert snap_compare(Harness(table), terminal_size=(80, 8), run_before=fill)
+    assert snap_compare(Harness(table), terminal_size=(80, 9), run_before=fill)

@@ -1,19 +1,35 @@
-"""What every screen shares: the one handler for unexpected worker failures, palette hooks."""
+"""What every screen shares: the one handler for unexpected worker failures, palette hooks.
+
+Screens never import the app module (it imports them): what they need of the app is the
+`KafkaHost` protocol below, which `KafkaTuiApp` satisfies.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol, cast
 
 from textual.app import SystemCommand
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from ...admin.placeholders import PlaceholderStore
 from ...config import Profile
 
-if TYPE_CHECKING:
-    from ..app import KafkaTuiApp
+
+class KafkaHost(Protocol):
+    """The app as the screens see it."""
+
+    profile: Profile | None
+
+    def report_worker_failure(self, worker: Worker[object]) -> None: ...
+
+    def open_profile(self, profile: Profile) -> None: ...
+
+
+def placeholder_store(profile: Profile) -> PlaceholderStore:
+    return PlaceholderStore(profile.connection, profile.placeholders_topic)
 
 
 class KafkaScreen(Screen[Any]):
@@ -27,14 +43,16 @@ class KafkaScreen(Screen[Any]):
         return not (read_only and action in self.CHANGE_ACTIONS)
 
     @property
-    def kafka_app(self) -> KafkaTuiApp:
-        return self.app  # type: ignore[return-value]
+    def kafka_app(self) -> KafkaHost:
+        return cast(KafkaHost, self.app)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Expected Kafka errors are handled inside the workers (notify / inline); what
         # reaches here is unexpected and goes to the app's single error modal.
         if event.state is WorkerState.ERROR:
-            self.kafka_app.report_worker_failure(event.worker)
+            report = getattr(self.app, "report_worker_failure", None)
+            if report is not None:
+                report(event.worker)
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         """Every named action of this screen (bindings with an id), for the command palette;

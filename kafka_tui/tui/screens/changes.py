@@ -12,6 +12,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
+from ...commands.placing import UNDER_REPLICATED_WARNING
 
 
 class DeleteConfirm(ModalScreen[bool]):
@@ -59,11 +60,18 @@ class DeleteConfirm(ModalScreen[bool]):
 
 
 def notify_results(screen: Screen[object], results: list[TopicResult]) -> None:
+    """A KIP-409 creation under-replicated is one warning (its message says why); a name
+    that collides with another ('.' vs '_') is a success plus a warning."""
     for r in results:
-        if r.ok:
+        if r.ok and r.warning == UNDER_REPLICATED_WARNING:
+            screen.notify(
+                r.message, title=f"{r.topic}: {r.warning}", severity="warning", timeout=12
+            )
+        elif r.ok and r.warning:
             screen.notify(r.message, title=r.topic)
-            if r.warning:
-                screen.notify(r.warning, title=r.topic, severity="warning")
+            screen.notify(r.warning, title=r.topic, severity="warning")
+        elif r.ok:
+            screen.notify(r.message, title=r.topic)
         else:
             screen.notify(r.message, title=f"{r.topic}: {r.error}", severity="error", timeout=12)
 

@@ -1,4 +1,5 @@
-"""Create a topic: counts or a manual assignment, configs, a live preview, validate, create."""
+"""Create a topic: counts or a manual assignment, configs, KIP-409 options, the exact
+preview of what is sent, validate, create."""
 
 from __future__ import annotations
 
@@ -9,11 +10,20 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.suggester import SuggestFromList
-from textual.widgets import Footer, Input, Label
+from textual.widgets import Footer, Input, Label, Select
 
-from ...admin import ClusterInfo, KafkaAdmin, TopicSpec, validation
+from ...admin import TopicSpec, validation
 from ...commands.parsing import UsageError, add_config, replica_assignment
-from .forms import ERROR_FIELD, FormScreen, automatic_summary
+from ...commands.placing import PlacementOptions, create_topics, plan_creates
+from .base import placeholder_store
+from .forms import (
+    ERROR_FIELD,
+    PLACEMENT_FIELDS,
+    FormScreen,
+    Operation,
+    automatic_summary,
+    whole_number,
+)
 
 COMMON_CONFIGS = [
     "cleanup.policy=",
@@ -29,23 +39,17 @@ COMMON_CONFIGS = [
 ]
 
 
-def _count(text: str, field: str, errors: dict[str, str]) -> int | None:
-    if not text.strip():
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        errors[field] = f"'{text}' is not a whole number."
-        return None
-
-
 class CreateTopicScreen(FormScreen):
-    FIELDS: ClassVar[tuple[str, ...]] = ("name", "partitions", "rf", "assignment", "configs")
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "name",
+        "partitions",
+        "rf",
+        "assignment",
+        "configs",
+        *PLACEMENT_FIELDS,
+    )
     APPLY_LABEL = "Create"
-
-    def __init__(self, admin: KafkaAdmin, cluster: ClusterInfo | None) -> None:
-        super().__init__(admin, cluster)
-        self.spec: TopicSpec | None = None
+    spec: TopicSpec | None = None
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="form", can_focus=False):
@@ -74,19 +78,22 @@ class CreateTopicScreen(FormScreen):
                 suggester=SuggestFromList(COMMON_CONFIGS, case_sensitive=False),
             )
             yield self.field_error_label("configs")
+            yield from self.placement_widgets()
             yield from self.preview_widgets()
         yield Footer()
 
     def on_mount(self) -> None:
+        super().on_mount()
         self.query_one("#name", Input).focus()
         self.revalidate()
 
     @on(Input.Changed)
+    @on(Select.Changed)
     def revalidate(self) -> None:
         errors: dict[str, str] = {}
-        value = {f: self.query_one(f"#{f}", Input).value for f in self.FIELDS}
-        partitions = _count(value["partitions"], "partitions", errors)
-        rf = _count(value["rf"], "rf", errors)
+        value = {f: self.query_one(f"#{f}", Input).value for f in self.FIELDS[:5]}
+        partitions = whole_number(value["partitions"], "partitions", errors)
+        rf = whole_number(value["rf"], "rf", errors)
         assignment = None
         configs: dict[str, str] = {}
         if value["assignment"].strip():
@@ -99,6 +106,7 @@ class CreateTopicScreen(FormScreen):
                 configs = add_config(value["configs"])
             except UsageError as exc:
                 errors["configs"] = str(exc).replace("--add-config", "configs")
+        options = self.placement_choice(errors)
         spec = TopicSpec(value["name"].strip(), partitions, rf, assignment, configs)
         if (name_problem := validation.check_name(spec.name)) is not None:
             errors["name"] = name_problem.message
@@ -110,8 +118,15 @@ class CreateTopicScreen(FormScreen):
             field = ERROR_FIELD.get(problem.name, "assignment")
             errors[field] = problem.message.replace("Topic 'x': ", "")
         effective_rf = len(assignment[0]) if assignment else rf
-        registered = len(self.cluster.brokers) if self.cluster else None
-        if rf is not None and registered is not None and rf > registered and "rf" not in errors:
+        kafka_places = options is not None and options.placement == "broker"
+        registered = len(self.brokers) if self.brokers else None
+        if (
+            (kafka_places or self.snapshot is None)
+            and rf is not None
+            and registered is not None
+            and rf > registered
+            and "rf" not in errors
+        ):
             errors["rf"] = (
                 f"Replication factor {rf} is more than the {registered} brokers of the cluster."
             )
@@ -121,25 +136,46 @@ class CreateTopicScreen(FormScreen):
                 f"min.insync.replicas={min_isr} is above the replication factor {effective_rf}: "
                 "producers with acks=all could never write."
             )
+        self.planned = None
+        if self.snapshot is not None and options is not None and not errors.keys() - {"name"}:
+            self.planned = plan_creates(
+                self.snapshot, [replace(spec, name=spec.name or "-")], options
+            )[0]
+            self.refuse(self.planned, errors)
         self.spec = None if errors else spec
+        self.options = options
         self.set_errors(errors)
-        self.update_preview(partitions, rf, assignment)
+        self.update_preview(partitions, rf, assignment, options)
 
     def update_preview(
-        self, partitions: int | None, rf: int | None, assignment: dict[int, list[int]] | None
+        self,
+        partitions: int | None,
+        rf: int | None,
+        assignment: dict[int, list[int]] | None,
+        options: PlacementOptions | None,
     ) -> None:
-        lists = [assignment[p] for p in sorted(assignment)] if assignment else None
-        self.show_preview(
-            0, lists, automatic_summary(partitions, rf, self.cluster), "Assignment to send"
-        )
+        placement = self.planned.placement if self.planned else None
+        if assignment:
+            lists: list[list[int]] | None = [assignment[p] for p in sorted(assignment)]
+        elif placement is not None and self.planned and self.planned.refusal is None:
+            lists = [list(replicas) for replicas in placement.assignment]
+        else:
+            lists = None
+        if options is not None and options.placement == "broker":
+            automatic = automatic_summary(partitions, rf, self.brokers)
+        elif self.snapshot is None:
+            automatic = "Reading the cluster's brokers for the preview…"
+        else:
+            automatic = "Nothing to send yet: see the errors above."
+        self.show_preview(0, lists, automatic, "Assignment to send")
 
-    def action_submit(self, validate_only: bool) -> None:
-        self.revalidate()
-        spec = self.spec
-        if spec is not None:
-            self.send(
-                lambda v: self.admin.create_topics([spec], validate_only=v),
-                validate_only,
-                "Create failed",
-                spec.name,
-            )
+    def prepared(self) -> tuple[Operation, str, object] | None:
+        spec, options, snapshot = self.spec, self.options, self.snapshot
+        if spec is None or options is None or snapshot is None:
+            return None
+        store = placeholder_store(self.form_profile)
+        return (
+            lambda v: create_topics(self.admin, snapshot, [spec], options, store, validate_only=v),
+            "Create failed",
+            spec.name,
+        )

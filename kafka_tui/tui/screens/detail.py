@@ -1,8 +1,10 @@
-"""One topic: id, partitions with leader, replicas, ISR and offline replicas, and its configs."""
+"""One topic: id, partitions with leader, replicas (KIP-409 placeholders too), ISR and offline
+replicas, and its configs."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import work
@@ -12,10 +14,11 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
+from ...commands.placing import load_placeholders
 from ...config import Profile
 from ..widgets.styled import ReplicaLegend
 from ..widgets.tables import PartitionTable
-from .base import KafkaScreen
+from .base import KafkaScreen, placeholder_store
 from .changes import run_deletion
 from .partitions import IncreasePartitionsScreen
 
@@ -73,14 +76,29 @@ class TopicDetailScreen(KafkaScreen):
             return
         self.cluster = cluster
         self.description = topic = found[0]
+        try:
+            placeholders = await load_placeholders(
+                self.admin, placeholder_store(self.profile), [topic]
+            )
+        except AdminError as exc:
+            self.notify(exc.message, title="Placeholders unknown", severity="warning")
+            placeholders = {}
+        missing = placeholders.get(topic.name, {})
+        # A placeholder is a replica Kafka does not know of: drawn `(-1)` after the real ones.
+        partitions = [
+            replace(p, replicas=[*p.replicas, *missing.get(p.partition, [])])
+            for p in topic.partitions
+        ]
         offline = {b.id for b in cluster.brokers if b.fenced}
-        urp = sum(1 for p in topic.partitions if p.under_replicated)
+        urp = sum(1 for p in partitions if p.under_replicated)
+        open_slots = sum(len(slots) for slots in missing.values())
         self.query_one("#detail-header", Static).update(
             f"Topic {topic.name}  id {topic.topic_id}  {len(topic.partitions)} partitions  "
             f"RF {topic.replication_factor}  {urp} under-replicated"
+            + (f"  {open_slots} placeholder(s)" if open_slots else "")
             + ("  internal" if topic.internal else "")
         )
-        self.query_one(PartitionTable).show(topic.partitions, offline)
+        self.query_one(PartitionTable).show(partitions, offline)
         configs = self.query_one("#configs", DataTable)
         configs.clear()
         for entry in sorted(topic.configs.values(), key=lambda c: (not c.is_override, c.name)):
@@ -100,7 +118,9 @@ class TopicDetailScreen(KafkaScreen):
     def action_increase(self) -> None:
         if self.description is not None:
             self.app.push_screen(
-                IncreasePartitionsScreen(self.admin, self.description, self.cluster),
+                IncreasePartitionsScreen(
+                    self.admin, self.description, self.cluster, profile=self.profile
+                ),
                 callback=self._after_change,
             )
 

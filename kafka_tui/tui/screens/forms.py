@@ -1,7 +1,13 @@
-"""What the create and partition forms share: field errors, the assignment preview."""
+"""What the create and partition forms share: field errors, KIP-409 options, the exact preview.
+
+The preview is the assignment `commands/placing.py` will send: the form reads one Snapshot of
+the cluster when it opens (again on ctrl+r), plans on it at every keystroke, and sends with
+the same snapshot and options, so what is shown is what Kafka receives.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
@@ -10,11 +16,20 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicResult
+from ...commands.placing import (
+    PlacementOptionError,
+    PlacementOptions,
+    Planned,
+    Snapshot,
+    take_snapshot,
+)
+from ...config import Profile
+from ...planning.placement import MODES, Broker
 from ..widgets.tables import PreviewTable
-from .base import KafkaScreen
+from .base import KafkaScreen, placeholder_store
 from .changes import notify_results
 
 # Which field a Kafka error concerns, so it is shown next to that field.
@@ -26,67 +41,166 @@ ERROR_FIELD = {
     "INVALID_REPLICA_ASSIGNMENT": "assignment",
     "INVALID_CONFIG": "configs",
 }
+PLACEMENT_FIELDS = ("mode", "min_required", "placement")
+
+# The placer and the options speak the CLI's flags; the form names its own fields.
+_FLAG_WORDS = (
+    ("Pass --under-replicated enabled", "Choose mode 'enabled'"),
+    ("--min-required-replication-factor", "min required RF"),
+    ("--under-replicated", "mode"),
+    ("--placement", "placement"),
+)
 
 
-def placement_summary(lists: Sequence[Sequence[int]], cluster: ClusterInfo | None) -> str:
-    """Replicas and preferred leaders per broker and per rack, for a preview."""
-    replicas = Counter(b for replicas in lists for b in replicas)
-    leaders = Counter(replicas_[0] for replicas_ in lists if replicas_)
-    racks = {b.id: b.rack or "-" for b in cluster.brokers} if cluster else {}
-    fenced = {b.id for b in cluster.brokers if b.fenced} if cluster else set()
+def form_words(text: str) -> str:
+    for flag, words in _FLAG_WORDS:
+        text = text.replace(flag, words)
+    return text
+
+
+def whole_number(text: str, field: str, errors: dict[str, str]) -> int | None:
+    if not text.strip():
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        errors[field] = f"'{text}' is not a whole number."
+        return None
+
+
+def brokers_of(cluster: ClusterInfo | None) -> list[Broker]:
+    return [Broker(b.id, b.rack, not b.fenced) for b in cluster.brokers] if cluster else []
+
+
+def placement_summary(lists: Sequence[Sequence[int]], brokers: Sequence[Broker]) -> str:
+    """Replicas and preferred leaders per broker and per rack, placeholders, for a preview."""
+    replicas = Counter(b for replicas in lists for b in replicas if b >= 0)
+    leaders = Counter(replicas_[0] for replicas_ in lists if replicas_ and replicas_[0] >= 0)
+    racks = {b.id: b.rack or "-" for b in brokers}
+    offline = {b.id for b in brokers if not b.live}
+    shown = sorted(set(racks) | set(replicas))
     per_broker = ", ".join(
-        f"{b}{'!' if b in fenced else ''}: {replicas[b]} ({leaders[b]} leading)"
-        for b in sorted(replicas)
+        f"{b}{'!' if b in offline else ''}: {replicas[b]} ({leaders[b]} leading)" for b in shown
     )
-    per_rack = Counter(racks.get(b, "?") for replicas_ in lists for b in replicas_)
+    per_rack = Counter(racks.get(b, "?") for replicas_ in lists for b in replicas_ if b >= 0)
     rack_text = ", ".join(f"{rack}: {n}" for rack, n in sorted(per_rack.items()))
+    placeholders = sum(1 for replicas_ in lists for b in replicas_ if b < 0)
     unknown = sorted(b for b in replicas if racks and b not in racks)
     lines = [f"Per broker: {per_broker}", f"Per rack: {rack_text}"]
+    if placeholders:
+        lines.append(
+            f"Placeholders: {placeholders} (kept by kafka-tui, filled when a broker joins)."
+        )
     if unknown:
         lines.append(f"Unknown broker id(s): {unknown} — the cluster will refuse them.")
-    if replicas.keys() & fenced:
+    if replicas.keys() & offline:
         lines.append("Broker ids marked ! are offline: their replicas start out of sync.")
     return "\n".join(lines)
 
 
-def automatic_summary(partitions: int | None, rf: int | None, cluster: ClusterInfo | None) -> str:
+def automatic_summary(partitions: int | None, rf: int | None, brokers: Sequence[Broker]) -> str:
     p = partitions if partitions is not None else "the broker's default number of"
     r = rf if rf is not None else "the broker's default"
-    if cluster is None:
-        return f"The broker places {p} partitions with replication factor {r}."
-    live = [b for b in cluster.brokers if not b.fenced]
+    if not brokers:
+        return f"Kafka places the replicas: {p} partitions with replication factor {r}."
+    live = [b for b in brokers if b.live]
     racks = sorted({b.rack or "-" for b in live})
     text = (
-        f"The broker places {p} partitions with replication factor {r} over {len(live)} "
-        f"live broker(s) on rack(s) {', '.join(racks)}"
+        f"Kafka places the replicas: {p} partitions with replication factor {r} over "
+        f"{len(live)} live broker(s) on rack(s) {', '.join(racks)}"
     )
     if isinstance(partitions, int) and isinstance(rf, int) and live:
         text += f": about {partitions * rf / len(live):.1f} replicas per broker"
     return text + "."
 
 
+Operation = Callable[[bool], Awaitable[list[TopicResult]]]
+
+
 class FormScreen(KafkaScreen):
-    """A form with per-field error labels, a preview and validate / apply / cancel."""
+    """A form with per-field error labels, KIP-409 options, the exact preview, and
+    validate / apply / cancel."""
 
     FIELDS: ClassVar[tuple[str, ...]] = ()
     APPLY_LABEL: ClassVar[str] = "Apply"
+    # Where a refusal of the placer (no field of its own) is shown.
+    REFUSAL_FIELD: ClassVar[str] = "rf"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="form.cancel"),
         Binding("f2", "submit(True)", "Validate only", id="form.validate"),
         Binding("ctrl+s", "submit(False)", "Apply", id="form.apply"),
+        Binding(
+            "ctrl+r",
+            "reread",
+            "Re-read",
+            id="form.refresh",
+            tooltip="Read the cluster's brokers and load again for the preview",
+        ),
     ]
 
-    def __init__(self, admin: KafkaAdmin, cluster: ClusterInfo | None) -> None:
+    def __init__(
+        self,
+        admin: KafkaAdmin,
+        cluster: ClusterInfo | None,
+        *,
+        profile: Profile | None = None,
+        snapshot: Snapshot | None = None,
+    ) -> None:
         super().__init__()
         self.admin = admin
         self.cluster = cluster
+        self.profile = profile
         self.valid = False
+        self.snapshot = snapshot
+        self._given_snapshot = snapshot is not None
+        self.snapshot_ready = asyncio.Event()
+        self.planned: Planned | None = None
+        self.options: PlacementOptions | None = None
+
+    @property
+    def form_profile(self) -> Profile:
+        """The profile given, else the app's, else defaults over the admin's connection."""
+        if self.profile is None:
+            self.profile = getattr(self.app, "profile", None) or Profile(
+                "default", self.admin.settings
+            )
+        return self.profile
+
+    @property
+    def brokers(self) -> list[Broker]:
+        return self.snapshot.brokers if self.snapshot else brokers_of(self.cluster)
 
     def field_error_label(self, field: str) -> Label:
         return Label("", id=f"{field}-error", classes="field-error", markup=False)
 
+    def placement_widgets(self) -> ComposeResult:
+        profile = self.form_profile
+        yield Label("Under-replicated creation (KIP-409): mode, min required RF, placement")
+        with Horizontal(id="placement-row"):
+            yield Select(
+                [(m, m) for m in MODES],
+                value=profile.under_replicated if profile.under_replicated in MODES else MODES[0],
+                allow_blank=False,
+                id="mode",
+            )
+            yield Input(
+                placeholder="min required RF (empty: none)",
+                id="min_required",
+                type="integer",
+                valid_empty=True,
+            )
+            yield Select(
+                [("client places", "client"), ("Kafka places", "broker")],
+                value=profile.placement if profile.placement == "broker" else "client",
+                allow_blank=False,
+                id="placement",
+            )
+        for field in PLACEMENT_FIELDS:
+            yield self.field_error_label(field)
+
     def preview_widgets(self) -> ComposeResult:
         yield Static("", id="preview-summary", markup=False)
+        yield Static("", id="under-replicated", markup=False)
         yield PreviewTable(id="preview")
         yield Static("", id="verdict", markup=False)
         with Horizontal(classes="buttons"):
@@ -96,13 +210,54 @@ class FormScreen(KafkaScreen):
             )
             yield Button("Cancel (Esc)", id="cancel")
 
+    def on_mount(self) -> None:
+        if self._given_snapshot:
+            self.snapshot_ready.set()
+        else:
+            self.read_cluster()
+
+    def placement_choice(self, errors: dict[str, str]) -> PlacementOptions | None:
+        """The options as the CLI reads its flags: a minimum alone implies `enabled`."""
+        mode = self.query_one("#mode", Select).value
+        minimum = whole_number(self.query_one("#min_required", Input).value, "min_required", errors)
+        where = self.query_one("#placement", Select).value
+        if "min_required" in errors:
+            return None
+        try:
+            return PlacementOptions.of(
+                None if mode == "disabled" and minimum is not None else str(mode),
+                minimum,
+                str(where),
+            )
+        except PlacementOptionError as exc:
+            text = str(exc)
+            field = (
+                "placement"
+                if text.startswith("--placement")
+                else "min_required"
+                if "min-required" in text
+                else "mode"
+            )
+            errors[field] = form_words(text)
+            return None
+
+    def refuse(self, planned: Planned, errors: dict[str, str]) -> None:
+        """The placer's refusal, next to the field it concerns."""
+        refusal = planned.refusal
+        if refusal is not None:
+            field = ERROR_FIELD.get(refusal.error or "", self.REFUSAL_FIELD)
+            errors[field if field in self.FIELDS else self.REFUSAL_FIELD] = form_words(
+                refusal.message
+            )
+
     def set_errors(self, errors: dict[str, str]) -> None:
         for field in self.FIELDS:
             label = self.query_one(f"#{field}-error", Label)
             label.update(errors.get(field, ""))
             label.display = field in errors
         self.valid = not errors
-        self.query_one("#apply", Button).disabled = not self.valid
+        ready = self.snapshot is not None
+        self.query_one("#apply", Button).disabled = not (self.valid and ready)
 
     def show_result(self, result: TopicResult) -> None:
         verdict = self.query_one("#verdict", Static)
@@ -130,8 +285,22 @@ class FormScreen(KafkaScreen):
     def action_cancel(self) -> None:
         self.dismiss(None)
 
+    def action_reread(self) -> None:
+        self.read_cluster()
+
     def action_submit(self, validate_only: bool) -> None:
+        self.submit(validate_only)
+
+    def revalidate(self) -> None:
         raise NotImplementedError
+
+    def prepared(self) -> tuple[Operation, str, object] | None:
+        """What to send (called after revalidate): the operation, the failure title, and
+        what the form returns when done; None when the form is not valid."""
+        raise NotImplementedError
+
+    async def read_extra(self, snapshot: Snapshot) -> None:
+        """More the form needs with the snapshot (the partitions form: min.insync.replicas)."""
 
     def show_preview(
         self,
@@ -140,26 +309,66 @@ class FormScreen(KafkaScreen):
         automatic: str,
         heading: str,
     ) -> None:
-        """The exact assignment to send, per broker and rack; or how the broker will place it."""
+        """The exact assignment to send, per broker and rack; or how Kafka will place it."""
         summary = self.query_one("#preview-summary", Static)
+        warning = self.query_one("#under-replicated", Static)
         table = self.query_one(PreviewTable)
         table.display = bool(lists)
+        placement = self.planned.placement if self.planned else None
+        message = placement.message if placement and placement.under_replicated else ""
+        warning.update(message)
+        warning.display = bool(message)
         if lists:
-            summary.update(f"{heading}:\n{placement_summary(lists, self.cluster)}")
-            offline = {b.id for b in self.cluster.brokers if b.fenced} if self.cluster else set()
+            summary.update(
+                f"{heading}{self._mode_note()}:\n{placement_summary(lists, self.brokers)}"
+            )
+            offline = {b.id for b in self.brokers if not b.live}
             table.show(first_partition, lists, offline)
         else:
             summary.update(automatic)
 
+    def _mode_note(self) -> str:
+        options = self.options
+        placed = self.planned is not None and self.planned.placement is not None
+        if options is None or options.mode == "disabled" or not placed:
+            return ""  # a typed assignment is sent as typed, whatever the mode
+        implied = self.query_one("#mode", Select).value != options.mode
+        return f" (mode {options.mode}{', implied by the minimum' if implied else ''})"
+
+    @work(exclusive=True, group="snapshot", exit_on_error=False)
+    async def read_cluster(self) -> None:
+        profile = self.form_profile
+        self.snapshot_ready.clear()
+        try:
+            snapshot = await take_snapshot(
+                self.admin, zookeeper=profile.zookeeper_connect, store=placeholder_store(profile)
+            )
+            await self.read_extra(snapshot)
+            self.snapshot = snapshot
+        except AdminError as exc:
+            self.notify(exc.message, title="Cannot read the cluster", severity="error")
+            return
+        finally:
+            self.snapshot_ready.set()  # a waiting submit goes on (or reports the failure)
+        self.revalidate()
+
     @work(exclusive=True, group="form", exit_on_error=False)
-    async def send(
-        self,
-        operation: Callable[[bool], Awaitable[list[TopicResult]]],
-        validate_only: bool,
-        failure_title: str,
-        done: object,
-    ) -> None:
-        """Validate-only shows the broker's verdict; a successful change closes the form."""
+    async def submit(self, validate_only: bool) -> None:
+        """Waits for the snapshot (keys typed before it came are not lost); validate-only
+        shows the broker's verdict; a successful change closes the form."""
+        await self.snapshot_ready.wait()
+        if self.snapshot is None:
+            self.notify(
+                "The cluster could not be read, so nothing can be planned; ctrl+r reads again.",
+                title="Nothing sent",
+                severity="error",
+            )
+            return
+        self.revalidate()
+        prepared = self.prepared()
+        if prepared is None:
+            return
+        operation, failure_title, done = prepared
         try:
             result = (await operation(validate_only))[0]
         except AdminError as exc:

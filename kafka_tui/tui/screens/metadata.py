@@ -18,6 +18,7 @@ from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
 from ..widgets.topic_table import TopicRow, TopicTable
 from .base import KafkaScreen
+from .brokers import NO_PLACEHOLDERS, BrokersScreen, PlaceholderState, read_placeholder_state
 from .changes import run_deletion
 from .create import CreateTopicScreen
 from .detail import TopicDetailScreen
@@ -138,6 +139,13 @@ class MetadataScreen(KafkaScreen):
         ),
         Binding("c", "create", "Create", id="topics.create", tooltip="Create a topic"),
         Binding(
+            "b",
+            "brokers",
+            "Brokers",
+            id="topics.brokers",
+            tooltip="Brokers, their load and KIP-409 placeholders",
+        ),
+        Binding(
             "p",
             "increase",
             "Partitions",
@@ -165,11 +173,13 @@ class MetadataScreen(KafkaScreen):
         self._health = ""
         self.cluster: ClusterInfo | None = None
         self.min_isr: dict[str, int] = {}
+        self.placeholders = NO_PLACEHOLDERS
         self.loaded = asyncio.Event()
 
     def compose(self) -> ComposeResult:
         yield Static("Connecting…", id="cluster-header", markup=False)
         yield Static("", id="banner", markup=False)
+        yield Static("", id="fill-banner", markup=False)
         yield Input(placeholder="/ filter topics by name", id="filter")
         yield Static("", id="toggles", markup=False)
         yield TopicTable(id="topics")
@@ -178,6 +188,7 @@ class MetadataScreen(KafkaScreen):
 
     def on_mount(self) -> None:
         self.query_one("#banner").display = False
+        self.query_one("#fill-banner").display = False
         self.query_one(TopicTable).focus()
         self.refresh_metadata()
         if self.refresh_seconds > 0:
@@ -207,7 +218,9 @@ class MetadataScreen(KafkaScreen):
                 "min.insync.replicas", [t.name for t in topics]
             )
             min_isr = {k: int(v) for k, v in values.items() if v}
+        placeholders = await read_placeholder_state(self.admin, self.profile, cluster, topics)
         self._show_banner(None)
+        self._show_fill_banner(placeholders)
         self.cluster, self.min_isr = cluster, min_isr
         self.topics = {t.name: t for t in topics}
         live = set(cluster.live_broker_ids)
@@ -222,6 +235,18 @@ class MetadataScreen(KafkaScreen):
         # screen rather than on the next keystroke.
         self.call_after_refresh(gc.collect)
         self.loaded.set()
+
+    def _show_fill_banner(self, state: PlaceholderState) -> None:
+        self.placeholders = state
+        self.query_one(TopicTable).placeholders = state.topics
+        banner = self.query_one("#fill-banner", Static)
+        banner.display = bool(state.fillable)
+        if state.fillable:
+            how = "from a read-write profile" if self.profile.read_only else "press b, then f"
+            banner.update(
+                f"{state.fillable} KIP-409 placeholder(s) can be filled by a live broker now: "
+                f"{how}."
+            )
 
     def _show_banner(self, message: str | None) -> None:
         banner = self.query_one("#banner", Static)
@@ -239,7 +264,7 @@ class MetadataScreen(KafkaScreen):
         self._update_line(
             "#status",
             f"{len(shown)}/{len(self.rows)} topics · {self._health} · "
-            "~ URP  !! no leader  + marked",
+            "~ URP  !! no leader  ? placeholders  + marked",
         )
 
     def _update_line(self, selector: str, text: str) -> None:
@@ -286,15 +311,21 @@ class MetadataScreen(KafkaScreen):
 
     def action_create(self) -> None:
         self.app.push_screen(
-            CreateTopicScreen(self.admin, self.cluster), callback=self._after_change
+            CreateTopicScreen(self.admin, self.cluster, profile=self.profile),
+            callback=self._after_change,
         )
+
+    def action_brokers(self) -> None:
+        self.app.push_screen(BrokersScreen(self.profile, self.admin), callback=self._after_change)
 
     def action_increase(self) -> None:
         row = self.query_one(TopicTable).current
         if row is None:
             return
         self.app.push_screen(
-            IncreasePartitionsScreen(self.admin, self.topics[row.name], self.cluster),
+            IncreasePartitionsScreen(
+                self.admin, self.topics[row.name], self.cluster, profile=self.profile
+            ),
             callback=self._after_change,
         )
 

@@ -1,4 +1,5 @@
-"""Increase a topic's partitions (KIP-195): new total, optional assignment for the new ones."""
+"""Increase a topic's partitions (KIP-195), with KIP-409's options: the exact preview of the
+NEW partitions (or an assignment typed for them), sent as previewed."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Input, Label
+from textual.widgets import Footer, Input, Label, Select
 
 from ...admin import (
     ClusterInfo,
@@ -17,19 +18,38 @@ from ...admin import (
     validation,
 )
 from ...commands.parsing import UsageError, replica_lists
-from .forms import ERROR_FIELD, FormScreen, automatic_summary
+from ...commands.placing import Snapshot, grow_partitions, plan_grows
+from ...config import Profile
+from .base import placeholder_store
+from .forms import (
+    ERROR_FIELD,
+    PLACEMENT_FIELDS,
+    FormScreen,
+    Operation,
+    automatic_summary,
+)
 
 
 class IncreasePartitionsScreen(FormScreen):
-    FIELDS: ClassVar[tuple[str, ...]] = ("partitions", "assignment")
+    FIELDS: ClassVar[tuple[str, ...]] = ("partitions", "assignment", *PLACEMENT_FIELDS)
     APPLY_LABEL = "Apply"
+    REFUSAL_FIELD = "partitions"
 
     def __init__(
-        self, admin: KafkaAdmin, topic: TopicDescription, cluster: ClusterInfo | None
+        self,
+        admin: KafkaAdmin,
+        topic: TopicDescription,
+        cluster: ClusterInfo | None,
+        *,
+        profile: Profile | None = None,
+        snapshot: Snapshot | None = None,
+        min_isr: int | None = None,
     ) -> None:
-        super().__init__(admin, cluster)
+        super().__init__(admin, cluster, profile=profile, snapshot=snapshot)
         self.topic = topic
         self.request: NewPartitions | None = None
+        # The topic's min.insync.replicas, as grow_partitions reads it before placing.
+        self.min_isr: dict[str, int] = {topic.name: min_isr} if min_isr is not None else {}
 
     def compose(self) -> ComposeResult:
         current, rf = len(self.topic.partitions), self.topic.replication_factor
@@ -50,14 +70,25 @@ class IncreasePartitionsScreen(FormScreen):
                 id="assignment",
             )
             yield self.field_error_label("assignment")
+            yield from self.placement_widgets()
             yield from self.preview_widgets()
         yield Footer()
 
     def on_mount(self) -> None:
+        super().on_mount()
         self.query_one("#partitions", Input).focus()
         self.revalidate()
 
+    async def read_extra(self, snapshot: Snapshot) -> None:
+        name = self.topic.name
+        values = await self.admin.topic_config_value("min.insync.replicas", [name])
+        value = values.get(name)
+        self.min_isr = {name: int(value)} if value and value.isdigit() else {}
+        if name in snapshot.topics:
+            self.topic = snapshot.topics[name]
+
     @on(Input.Changed)
+    @on(Select.Changed)
     def revalidate(self) -> None:
         errors: dict[str, str] = {}
         total_text = self.query_one("#partitions", Input).value.strip()
@@ -71,6 +102,7 @@ class IncreasePartitionsScreen(FormScreen):
                 lists = replica_lists(assignment_text)
             except UsageError as exc:
                 errors["assignment"] = str(exc)
+        options = self.placement_choice(errors)
         request = NewPartitions(self.topic.name, total or 0, lists)
         if not errors:
             problem = validation.check_new_partitions(
@@ -79,19 +111,42 @@ class IncreasePartitionsScreen(FormScreen):
             if problem is not None:
                 field = ERROR_FIELD.get(problem.name, "assignment")
                 errors[field] = problem.message
+        self.planned = None
+        if self.snapshot is not None and options is not None and not errors:
+            self.planned = plan_grows(self.snapshot, [request], options, self.min_isr)[0]
+            self.refuse(self.planned, errors)
         self.request = None if errors else request
+        self.options = options
         self.set_errors(errors)
-        added = (total - len(self.topic.partitions)) if total else None
-        automatic = automatic_summary(added, self.topic.replication_factor, self.cluster)
-        self.show_preview(len(self.topic.partitions), lists, automatic, "New partitions to send")
+        current = len(self.topic.partitions)
+        added = (total - current) if total else None
+        placement = self.planned.placement if self.planned else None
+        if lists is None and placement is not None and self.planned and not self.planned.refusal:
+            lists = [list(replicas) for replicas in placement.assignment]
+        if options is not None and options.placement == "broker":
+            automatic = automatic_summary(added, self.topic.replication_factor, self.brokers)
+        elif self.snapshot is None:
+            automatic = "Reading the cluster's brokers for the preview…"
+        else:
+            automatic = "Nothing to send yet: see the errors above."
+        self.show_preview(current, lists, automatic, "New partitions to send")
 
-    def action_submit(self, validate_only: bool) -> None:
-        self.revalidate()
-        request = self.request
-        if request is not None:
-            self.send(
-                lambda v: self.admin.create_partitions([request], validate_only=v),
-                validate_only,
-                "Increase failed",
-                request.total,
-            )
+    def prepared(self) -> tuple[Operation, str, object] | None:
+        request, options, snapshot = self.request, self.options, self.snapshot
+        if request is None or options is None or snapshot is None:
+            return None
+        profile = self.form_profile
+        store = placeholder_store(profile)
+        return (
+            lambda v: grow_partitions(
+                self.admin,
+                snapshot,
+                [request],
+                options,
+                store,
+                zookeeper=profile.zookeeper_connect,
+                validate_only=v,
+            ),
+            "Increase failed",
+            request.total,
+        )

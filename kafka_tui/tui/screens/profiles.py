@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import cast
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -11,9 +11,7 @@ from textual.widgets import Footer, Label, OptionList
 from textual.widgets.option_list import Option
 
 from ...config import Profile
-
-if TYPE_CHECKING:
-    from ..app import KafkaTuiApp
+from .base import KafkaHost
 
 
 class ProfilePicker(Screen[None]):
@@ -41,5 +39,4 @@ class ProfilePicker(Screen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         profile = next(p for p in self.profiles if p.name == event.option.id)
-        app: KafkaTuiApp = self.app  # type: ignore[assignment]
-        app.open_profile(profile)
+        cast(KafkaHost, self.app).open_profile(profile)

@@ -91,6 +91,7 @@ class TopicTable(ScrollView, can_focus=True):
         "topic-table--warning",
         "topic-table--error",
         "topic-table--marked",
+        "topic-table--placeholder",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
@@ -120,6 +121,8 @@ class TopicTable(ScrollView, can_focus=True):
         self._name_column = 10
         self._base_style: Style | None = None
         self.marked: set[str] = set()
+        # Topics with open KIP-409 placeholders (replicas no broker could take yet).
+        self.placeholders: frozenset[str] = frozenset()
 
     # -- data ------------------------------------------------------------------------------
 
@@ -162,7 +165,13 @@ class TopicTable(ScrollView, can_focus=True):
             row.unavailable or "",
             "yes" if row.internal else "",
         ]
-        marker = "+ " if row.name in self.marked else row.marker
+        marker = (
+            "+ "
+            if row.name in self.marked
+            else "? "
+            if row.name in self.placeholders and not row.unavailable
+            else row.marker
+        )
         name = row.name if len(row.name) <= name_width else row.name[: name_width - 1] + "…"
         cells = [marker + name.ljust(name_width)]
         cells += [str(v).rjust(w) for v, (_, w) in zip(values, _COLUMNS, strict=True)]
@@ -199,6 +208,8 @@ class TopicTable(ScrollView, can_focus=True):
         style = Style()
         if row.unavailable:
             style += self.get_component_rich_style("topic-table--error")
+        elif row.name in self.placeholders:
+            style += self.get_component_rich_style("topic-table--placeholder")
         elif row.under_replicated or row.offline_replicas:
             style += self.get_component_rich_style("topic-table--warning")
         if row.name in self.marked:

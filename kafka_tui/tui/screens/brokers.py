@@ -1,0 +1,194 @@
+"""The brokers as KIP-409 sees them (live and observed-offline, their load) and the open
+placeholders, with `f` to fill them on live brokers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Static
+
+from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
+from ...commands.filling import FillResult, fill_placeholders, open_slots
+from ...commands.placing import Snapshot, take_snapshot
+from ...config import Profile
+from ...planning.filling import choose_fills
+from ...planning.placement import Broker, Load
+from ..widgets.broker_table import BrokerTable, observed_source
+from .base import KafkaScreen, placeholder_store
+
+
+@dataclass(frozen=True)
+class PlaceholderState:
+    open: int  # placeholders still missing a broker
+    topics: frozenset[str]  # the topics they belong to
+    fillable: int  # how many a live broker outside their partition could take now
+
+    def line(self, key: str) -> str:
+        if not self.open:
+            return "No open placeholders: every topic has the replicas it was created with."
+        text = f"{self.open} open placeholder(s) in {len(self.topics)} topic(s)"
+        if self.fillable:
+            return f"{text}; {self.fillable} can be filled now: press {key}."
+        return f"{text}; none can be filled until a broker joins."
+
+
+NO_PLACEHOLDERS = PlaceholderState(0, frozenset(), 0)
+
+
+def placeholder_state(snapshot: Snapshot) -> PlaceholderState:
+    """What `fill_placeholders` would find now (the same choice, without the moves)."""
+    slots, _ = open_slots(snapshot)
+    replicas = {
+        (t, p.partition): p.replicas
+        for t in {s.topic for s in slots}
+        for p in snapshot.topics[t].partitions
+    }
+    fills = choose_fills(snapshot.brokers, snapshot.load, replicas, slots)
+    return PlaceholderState(
+        len(slots),
+        frozenset(s.topic for s in slots),
+        sum(1 for f in fills if f.broker is not None),
+    )
+
+
+async def read_placeholder_state(
+    admin: KafkaAdmin, profile: Profile, cluster: ClusterInfo, topics: list[TopicDescription]
+) -> PlaceholderState:
+    """The placeholders of the topics just read, for the topics screen: nothing is read when
+    the placeholder topic does not exist (nothing was ever created under-replicated). An
+    unreadable record is left for the brokers screen to report."""
+    store = placeholder_store(profile)
+    by_name = {t.name: t for t in topics}
+    if store.topic not in by_name:
+        return NO_PLACEHOLDERS
+    try:
+        entries = await store.load(len(by_name[store.topic].partitions))
+    except AdminError:
+        return NO_PLACEHOLDERS
+    entries = {
+        name: e
+        for name, e in entries.items()
+        if name in by_name and e.topic_id in (None, by_name[name].topic_id)
+    }
+    if not entries:
+        return NO_PLACEHOLDERS
+    snapshot = Snapshot(
+        [Broker(b.id, b.rack, not b.fenced) for b in cluster.brokers],
+        Load.from_assignments(p.replicas for t in topics for p in t.partitions),
+        by_name,
+        {},
+        entries,
+        cluster.lists_fenced_brokers,
+    )
+    return placeholder_state(snapshot)
+
+
+def notify_fills(screen: KafkaScreen, results: Sequence[FillResult]) -> None:
+    if not results:
+        screen.notify("No open placeholders.", title="Fill placeholders")
+    for r in results:
+        title = f"{r.topic}-{r.partition}" + (f": {r.error}" if r.error else "")
+        if r.ok:
+            screen.notify(r.message, title=title)
+        elif r.error == "NO_BROKER_AVAILABLE":
+            screen.notify(r.message, title=title, severity="warning")
+        else:
+            screen.notify(r.message, title=title, severity="error", timeout=12)
+
+
+class BrokersScreen(KafkaScreen):
+    profile: Profile
+    CHANGE_ACTIONS = frozenset({"fill"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", id="brokers.back"),
+        Binding("r", "refresh", "Refresh", id="brokers.refresh", tooltip="Read the brokers again"),
+        Binding(
+            "f",
+            "fill",
+            "Fill placeholders",
+            id="brokers.fill",
+            tooltip="Fill KIP-409 placeholders with live brokers",
+        ),
+    ]
+
+    def __init__(self, profile: Profile, admin: KafkaAdmin) -> None:
+        super().__init__()
+        self.profile = profile
+        self.admin = admin
+        self.snapshot: Snapshot | None = None
+        self.placeholders: PlaceholderState | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Brokers: reading…", id="brokers-header", markup=False)
+        yield BrokerTable(id="brokers")
+        yield Static("", id="placeholders-line", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(BrokerTable).focus()
+        self.load()
+
+    def _fill_key(self) -> str:
+        if self.profile.read_only:
+            return "nothing (read-only profile)"
+        return next(
+            (b.key_display or b.key for b in self.active_bindings_for("fill")),
+            "f",
+        )
+
+    def active_bindings_for(self, action: str) -> list[Binding]:
+        return [
+            b
+            for bindings in self._bindings.key_to_bindings.values()
+            for b in bindings
+            if b.action == action
+        ]
+
+    @work(exclusive=True, group="brokers", exit_on_error=False)
+    async def load(self) -> None:
+        try:
+            snapshot = await take_snapshot(
+                self.admin,
+                zookeeper=self.profile.zookeeper_connect,
+                store=placeholder_store(self.profile),
+            )
+        except AdminError as exc:
+            self.notify(exc.message, title="Cannot read the brokers", severity="error")
+            return
+        self.snapshot = snapshot
+        self.placeholders = state = placeholder_state(snapshot)
+        live, offline = len(snapshot.live), len(snapshot.offline)
+        self.query_one("#brokers-header", Static).update(
+            f"Brokers: {live} live, {offline} offline · observed = "
+            f"{observed_source(snapshot, self.profile.zookeeper_connect)} · "
+            "leaders = current, preferred = first replica"
+        )
+        self.query_one(BrokerTable).show(snapshot)
+        self.query_one("#placeholders-line", Static).update(state.line(self._fill_key()))
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    def action_fill(self) -> None:
+        self.fill()
+
+    @work(exclusive=True, group="fill", exit_on_error=False)
+    async def fill(self) -> None:
+        line = self.query_one("#placeholders-line", Static)
+        line.update("Filling placeholders: waiting for the new replicas to catch up…")
+        try:
+            results = await fill_placeholders(
+                self.admin,
+                placeholder_store(self.profile),
+                zookeeper=self.profile.zookeeper_connect,
+            )
+        except AdminError as exc:
+            self.notify(exc.message, title="Fill failed", severity="error", timeout=12)
+        else:
+            notify_fills(self, results)
+        self.load()

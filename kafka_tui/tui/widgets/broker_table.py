@@ -1,0 +1,54 @@
+"""One row per broker: id, rack, live or offline, how it is known, its replicas and leaders."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from ...commands.placing import Snapshot
+from .replicas import ReplicaState
+from .styled import REPLICA_CLASSES, ReplicaStyled
+
+
+def observed_source(snapshot: Snapshot, zookeeper: str | None) -> str:
+    """How kafka-tui knows the brokers that are offline (KIP-409's observed brokers)."""
+    if snapshot.kraft:
+        return "registered with the controller"
+    if zookeeper:
+        return "/brokers/observed_ids in ZooKeeper"
+    return "live only (no zookeeper_connect in the profile)"
+
+
+class BrokerTable(ReplicaStyled, DataTable[object]):
+    COMPONENT_CLASSES: ClassVar[set[str]] = DataTable.COMPONENT_CLASSES | REPLICA_CLASSES
+
+    def on_mount(self) -> None:
+        self.cursor_type = "row"
+        self.add_columns(
+            "Broker", "Rack", "State", "Observed", "Replicas", "Leaders", "Preferred leaders"
+        )
+
+    def show(self, snapshot: Snapshot) -> None:
+        leaders = Counter(
+            p.leader for t in snapshot.topics.values() for p in t.partitions if p.leader >= 0
+        )
+        self.clear()
+        for b in sorted(snapshot.brokers, key=lambda b: b.id):
+            state = (
+                Text("live")
+                if b.live
+                else Text("offline", style=self.replica_style(ReplicaState.OFFLINE))
+            )
+            self.add_row(
+                f"{b.id}{'' if b.live else '!'}",
+                b.rack or "-",
+                state,
+                "yes",
+                str(snapshot.load.replicas.get(b.id, 0)),
+                str(leaders[b.id]),
+                str(snapshot.load.leaders.get(b.id, 0)),
+                key=str(b.id),
+            )
