@@ -127,3 +127,42 @@ def test_a_truncated_answer_is_an_error_not_a_short_result() -> None:
     for cut in (1, 5, 12, len(body) - 20, len(body) - 1):
         with pytest.raises(ValueError):
             protocol.MetadataResponse.decode(BytesIO(body[:cut]))
+
+
+CREATE_GENERIC = protocol._response(19, 7, protocol.CREATE_TOPICS_RESPONSE_SCHEMA)
+
+
+def test_create_topics_answers_decode_as_aiokafka_decodes_them_but_the_configs() -> None:
+    """The CreateTopics v7 decoder skips each topic's configs (kafka-tui never reads them);
+    everything else equals aiokafka's generic decoding, with long and null strings, tagged
+    fields and many configs."""
+    configs = [
+        ("k" * 150, "v" * 300, False, 5, False, {}),
+        ("x", None, True, 1, True, {1: _tag(b"t")}),
+    ]
+    topics = [
+        ("orders", "AQIDBAUGBwgJCgsMDQ4PEA", 0, None, 3, 2, configs * 40, {}),
+        (
+            "taken",
+            None,
+            36,
+            "Topic 'taken' already exists." * 10,
+            -1,
+            -1,
+            [],  # aiokafka's to_object cannot convert a null array of structs
+            {1: _tag(b"\0\x05")},
+        ),
+        ("ünï", "AAAAAAAAAAAAAAAAAAAAAQ", 0, None, 1, 1, [], {}),
+    ]
+    body = protocol.CREATE_TOPICS_RESPONSE_SCHEMA.encode([7, topics, {}])
+    data = BytesIO(b"hdr" + body)
+    data.seek(3)
+    fast = protocol.CreateTopicsResponse.decode(data).to_object()
+    assert data.tell() == len(body) + 3
+    generic = CREATE_GENERIC.decode(BytesIO(body)).to_object()
+    assert [len(t.pop("configs")) for t in generic["topics"]] == [80, 0, 0]
+    assert [t.pop("configs") for t in fast["topics"]] == [None, None, None]
+    assert fast == generic
+    for cut in (1, 9, len(body) // 2, len(body) - 1):
+        with pytest.raises(ValueError):
+            protocol.CreateTopicsResponse.decode(BytesIO(body[:cut]))

@@ -234,15 +234,22 @@ class AdminConnection:
         raise AssertionError("unreachable")
 
     async def _metadata(
-        self, topics: Sequence[str] | None, node_id: int | None = None
+        self,
+        topics: Sequence[str] | None,
+        node_id: int | None = None,
+        *,
+        consistent_for: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """Metadata for `topics` (None: all). Without `node_id`, from the read broker, once
-        its metadata meets the expectations about these topics (see journal.py)."""
+        its metadata meets the expectations about these topics (see journal.py) — or only
+        about `consistent_for`: a listing of every topic that needs only some to be current
+        (a placement's view of the load) need not wait for brokers still applying others."""
         if node_id is not None:
             return await self._metadata_from(topics, node_id)
         response = await self._metadata_from(topics, self._reader())
         self._read_node = self._answered_by
-        pending = self.journal.expectations(self.cluster_id, topics)
+        checked = topics if consistent_for is None else consistent_for
+        pending = self.journal.expectations(self.cluster_id, checked)
         if pending and _unmet(response, pending):
             return await self._caught_up(topics, pending, response)
         return response

