@@ -127,7 +127,7 @@ class Outcome:
         }
 
 
-def _current(snapshot: Snapshot, topic: str) -> list[Current]:
+def current_partitions(snapshot: Snapshot, topic: str) -> list[Current]:
     return [
         Current(p.partition, tuple(p.replicas), p.leader) for p in snapshot.topics[topic].partitions
     ]
@@ -172,7 +172,7 @@ async def alter_replication_factor(
         for plan in change_replication_factor(
             snapshot.brokers,
             snapshot.load,
-            [(n, _current(snapshot, n)) for n in group],
+            [(n, current_partitions(snapshot, n)) for n in group],
             args.replication_factor,
             mode=options.mode,
             min_live=max(options.min_required or 1, minimum),
@@ -199,7 +199,11 @@ async def reassign_topics(
         topic = names[0]
         plans = [
             given_targets(
-                snapshot.brokers, topic, _current(snapshot, topic), targets, live_only=live_only
+                snapshot.brokers,
+                topic,
+                current_partitions(snapshot, topic),
+                targets,
+                live_only=live_only,
             )
             if topic in snapshot.topics
             else _missing(topic)
@@ -214,7 +218,7 @@ async def reassign_topics(
             for p in move_off_broker(
                 snapshot.brokers,
                 snapshot.load,
-                [(n, _current(snapshot, n)) for n in found],
+                [(n, current_partitions(snapshot, n)) for n in found],
                 args.from_broker,
                 mode=options.mode,
                 live_only=live_only,
@@ -243,7 +247,7 @@ async def _execute(
         if p.error is not None:
             outcomes[p.topic] = Outcome(p, False, p.error, p.message, 0)
         elif not p.moves or args.validate_only:
-            outcomes[p.topic] = Outcome(p, True, None, _summary(p, size_of[p.topic], True), 0)
+            outcomes[p.topic] = Outcome(p, True, None, move_summary(p, size_of[p.topic], True), 0)
     to_send = [p for p in moving if not args.validate_only]
     if args.validate_only:
         outcomes = {t: _with_bytes(o, size_of[t]) for t, o in outcomes.items()}
@@ -268,7 +272,7 @@ async def _send(
     copies: dict[tuple[str, int], int],
     as_json: bool,
 ) -> dict[str, Outcome]:
-    throttle = _throttle(args.throttle, plans) if args.throttle else None
+    throttle = replication_throttle(args.throttle, plans) if args.throttle else None
     if throttle is not None:
         await admin.set_replication_throttle(throttle)
     moves = [PartitionMove(p.topic, m.partition, list(m.after)) for p in plans for m in p.moves]
@@ -307,7 +311,7 @@ async def _send(
                 p, False, "REASSIGNMENT_IN_PROGRESS", text, size_of[p.topic]
             )
         else:
-            text = _summary(p, size_of[p.topic], False, finished=args.wait)
+            text = move_summary(p, size_of[p.topic], False, finished=args.wait)
             if throttle is not None and not args.wait:
                 text += (
                     f" Throttle {args.throttle} B/s stays until `kafka-tui reassignments wait "
@@ -317,7 +321,7 @@ async def _send(
     return outcomes
 
 
-def _throttle(rate: int, plans: Sequence[TopicPlan]) -> ReplicationThrottle:
+def replication_throttle(rate: int, plans: Sequence[TopicPlan]) -> ReplicationThrottle:
     if rate < 1:
         raise parsing.UsageError("--throttle must be at least 1 byte per second")
     brokers = sorted({b for p in plans for m in p.moves for b in (*m.before, *m.after)})
@@ -414,7 +418,7 @@ async def _stuck_reasons(
     return reasons
 
 
-def _summary(plan: TopicPlan, size: int, preview: bool, finished: bool = True) -> str:
+def move_summary(plan: TopicPlan, size: int, preview: bool, finished: bool = True) -> str:
     t = plan.topic
     if not plan.moves:
         return f"Topic '{t}': nothing to move; the replicas already match."

@@ -21,11 +21,12 @@ from ..widgets.tables import PartitionTable
 from .base import KafkaScreen, placeholder_store
 from .changes import run_deletion
 from .partitions import IncreasePartitionsScreen
+from .reassign import ReassignScreen
 
 
 class TopicDetailScreen(KafkaScreen):
     profile: Profile
-    CHANGE_ACTIONS = frozenset({"increase", "delete"})
+    CHANGE_ACTIONS = frozenset({"increase", "delete", "replication_factor", "reassign"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", id="detail.back"),
         Binding("r", "refresh", "Refresh", id="detail.refresh", tooltip="Refresh this topic"),
@@ -37,6 +38,20 @@ class TopicDetailScreen(KafkaScreen):
             tooltip="Increase this topic's partitions",
         ),
         Binding("d", "delete", "Delete", id="detail.delete", tooltip="Delete this topic"),
+        Binding(
+            "f",
+            "replication_factor",
+            "RF",
+            id="detail.replication_factor",
+            tooltip="Change this topic's replication factor (KIP-4 AlterTopic)",
+        ),
+        Binding(
+            "m",
+            "reassign",
+            "Move off broker",
+            id="detail.reassign",
+            tooltip="Move this topic's replicas off a broker",
+        ),
     ]
 
     def __init__(
@@ -126,6 +141,18 @@ class TopicDetailScreen(KafkaScreen):
 
     def action_delete(self) -> None:
         self.delete_topic()
+
+    def action_replication_factor(self) -> None:
+        self.app.push_screen(
+            ReassignScreen(self.profile, self.admin, self.topic, "factor"),
+            callback=self._after_change,
+        )
+
+    def action_reassign(self) -> None:
+        self.app.push_screen(
+            ReassignScreen(self.profile, self.admin, self.topic, "broker"),
+            callback=self._after_change,
+        )
 
     @work(group="delete", exit_on_error=False)
     async def delete_topic(self) -> None:

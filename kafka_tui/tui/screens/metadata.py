@@ -23,6 +23,7 @@ from .changes import run_deletion
 from .create import CreateTopicScreen
 from .detail import TopicDetailScreen
 from .partitions import IncreasePartitionsScreen
+from .plan import PlanScreen
 
 TOGGLES = {
     "under_replicated": "u under-replicated",
@@ -97,6 +98,13 @@ class MetadataScreen(KafkaScreen):
     profile: Profile
     CHANGE_ACTIONS = frozenset({"create", "increase", "delete"})
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "P",
+            "plan",
+            "Plan",
+            id="topics.plan",
+            tooltip="Bulk plan: open a plan file, or grow the marked topics",
+        ),
         Binding(
             "slash",
             "focus_filter",
@@ -313,6 +321,12 @@ class MetadataScreen(KafkaScreen):
         self.app.push_screen(
             CreateTopicScreen(self.admin, self.cluster, profile=self.profile),
             callback=self._after_change,
+        )
+
+    def action_plan(self) -> None:
+        marked = sorted(self.query_one(TopicTable).marked)
+        self.app.push_screen(
+            PlanScreen(self.profile, self.admin, marked), callback=self._after_change
         )
 
     def action_brokers(self) -> None:

@@ -1,0 +1,505 @@
+"""Bulk plans in the TUI (issue 8): open a plan file, or grow the marked topics to N
+partitions; place it in process or with the Spark job (the same subprocess `plan preview`
+runs, whose JSON progress lines drive the bar; `esc` terminates it); see the per-broker chart
+before -> after, the statistics, warnings and each topic's assignment; then apply exactly
+that, in batches, with per-topic results (`commands.plans.apply_document`, as the CLI does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Select, Static
+
+from ...admin import AdminError, KafkaAdmin, TopicResult
+from ...commands.placing import take_snapshot
+from ...commands.plans import apply_document, broker_differences, cluster_view, spark_log_path
+from ...config import Profile
+from ...planning import plan_io
+from ...planning.placement import MODES
+from ...planning.plan import (
+    Intent,
+    PlanOptions,
+    Prepared,
+    Tally,
+    prepare,
+    run_group,
+    write_document,
+)
+from ..widgets.broker_chart import BrokerBars, BrokerChart
+from ..widgets.tables import PreviewTable
+from .base import KafkaScreen, placeholder_store
+
+APPLY_BATCH = 100  # topics per step of the bar (and per CreateTopics request)
+TERMINATE_SECONDS = 10.0  # then the Spark job is killed
+
+
+class PlanCancelled(Exception):
+    pass
+
+
+def place_locally(
+    prepared: Prepared, report: Callable[[int, int], None], stop: threading.Event
+) -> str:
+    """`plan_in_process`, one group at a time so the bar moves and `esc` stops between groups
+    (run in a thread: a big plan takes seconds)."""
+    out = io.StringIO()
+    total = len(prepared.groups)
+
+    def groups() -> Iterator[tuple[str, Tally]]:
+        for done, group in enumerate(prepared.groups, start=1):
+            if stop.is_set():
+                raise PlanCancelled
+            yield run_group(prepared.brokers, group)
+            report(done, total)
+
+    write_document(out, prepared, groups(), "local")
+    return out.getvalue()
+
+
+def _stat_line(name: str, s: dict[str, Any]) -> str:
+    return (
+        f"{name} per live broker: min {s['min']}  max {s['max']}  avg {s['avg']}  "
+        f"std {s['std']}  max/avg {s['max_avg']}"
+    )
+
+
+class PlanScreen(KafkaScreen):
+    """`topics`: the marked topics, to grow to N partitions; none: a plan file."""
+
+    profile: Profile
+    CHANGE_ACTIONS = frozenset({"apply"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "open", "Open", id="plan.open", tooltip="Read the plan file"),
+        Binding(
+            "ctrl+r", "run", "Run", id="plan.run", tooltip="Place the plan and show statistics"
+        ),
+        Binding("ctrl+s", "apply", "Apply", id="plan.apply", tooltip="Apply the previewed plan"),
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel / back",
+            id="plan.cancel",
+            tooltip="Stop the running plan or apply, or go back",
+        ),
+    ]
+    DEFAULT_CSS = """
+    PlanScreen #plan-header { height: auto; padding: 0 1; background: $panel; }
+    PlanScreen #plan-inputs { height: auto; }
+    PlanScreen #plan-inputs #plan-path, PlanScreen #plan-inputs #grow-to { width: 2fr; }
+    PlanScreen #plan-inputs Select { width: 22; }
+    PlanScreen #plan-inputs #spark-master { width: 1fr; }
+    PlanScreen #plan-stage { height: auto; padding: 0 1; color: $text-muted; }
+    PlanScreen #plan-progress { height: auto; padding: 0 1; }
+    PlanScreen #plan-summary { height: auto; padding: 0 1; text-style: bold; }
+    PlanScreen #plan-stats { height: auto; padding: 0 1; color: $text-muted; }
+    PlanScreen #plan-warnings { height: auto; max-height: 6; padding: 0 1; color: $warning; }
+    PlanScreen #plan-body { height: 1fr; }
+    PlanScreen #plan-topics { width: 1fr; height: 1fr; }
+    PlanScreen #plan-drill { width: 1fr; height: 1fr; }
+    PlanScreen #plan-topic-detail { height: auto; padding: 0 1; }
+    PlanScreen #plan-assignment { height: 1fr; max-height: 100%; }
+    """
+
+    def __init__(
+        self,
+        profile: Profile,
+        admin: KafkaAdmin,
+        topics: Sequence[str] = (),
+        *,
+        path: str = "",
+    ) -> None:
+        super().__init__()
+        self.profile = profile
+        self.admin = admin
+        self.topics = list(topics)
+        self.initial_path = path
+        self.intents: list[Intent] | None = None
+        self.document: dict[str, Any] | None = None
+        self.results: dict[str, TopicResult] = {}
+        self.spark_process: asyncio.subprocess.Process | None = None
+        self.stop_apply = asyncio.Event()
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        if self.topics:
+            header = f"Plan: grow {len(self.topics)} marked topic(s) to N partitions"
+        else:
+            header = "Plan: open a plan file (CSV, JSON, JSON lines, or a saved plan)"
+        yield Static(header, id="plan-header", markup=False)
+        with Horizontal(id="plan-inputs"):
+            if self.topics:
+                yield Input(placeholder="new partition count", id="grow-to", type="integer")
+            else:
+                yield Input(self.initial_path, placeholder="plan file path", id="plan-path")
+            yield Select(
+                [("local engine", "local"), ("Spark engine", "spark")],
+                value="local",
+                allow_blank=False,
+                id="engine",
+            )
+            yield Input("local[*]", placeholder="Spark master", id="spark-master")
+        yield Label("ctrl+r places the plan; nothing is sent before ctrl+s.", id="plan-stage")
+        yield ProgressBar(id="plan-progress", show_eta=False)
+        yield Static("", id="plan-summary", markup=False)
+        yield BrokerChart(id="plan-chart")
+        yield Static("", id="plan-stats", markup=False)
+        yield Static("", id="plan-warnings", markup=False)
+        with Horizontal(id="plan-body"):
+            yield DataTable(id="plan-topics", cursor_type="row")
+            with Vertical(id="plan-drill"):
+                yield Static("", id="plan-topic-detail", markup=False)
+                yield PreviewTable(id="plan-assignment")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#plan-topics", DataTable)
+        table.add_column("Topic", key="topic")
+        table.add_column("Action", key="action")
+        table.add_column("Partitions", key="partitions")
+        table.add_column("RF", key="rf")
+        table.add_column("Result", key="result")
+        self.query_one("#plan-progress", ProgressBar).display = False
+        self.query_one("#grow-to" if self.topics else "#plan-path", Input).focus()
+
+    def _stage(self, text: str) -> None:
+        self.query_one("#plan-stage", Label).update(text)
+
+    def _progress(self, done: int, total: int) -> None:
+        bar = self.query_one("#plan-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=max(total, 1), progress=done)
+
+    def _busy(self, group: str) -> bool:
+        return any(w.node is self and w.group == group and w.is_running for w in self.workers)
+
+    # -- opening ---------------------------------------------------------------------------------
+
+    def action_open(self) -> None:
+        if not self.topics:
+            self.open_plan()
+
+    @on(Input.Submitted, "#plan-path, #grow-to")
+    def submitted(self) -> None:
+        self.action_run()
+
+    @on(Input.Changed, "#plan-path, #grow-to")
+    def input_changed(self) -> None:
+        self.intents = None
+
+    @work(exclusive=True, group="plan-open", exit_on_error=False)
+    async def open_plan(self) -> None:
+        await self._read()
+
+    def _path(self) -> Path:
+        return Path(self.query_one("#plan-path", Input).value.strip()).expanduser()
+
+    async def _read(self) -> bool:
+        """Read the plan file into intents (or a saved document); False on a bad file."""
+        self.query_one("#plan-warnings", Static).update("")
+        if self.topics:
+            text = self.query_one("#grow-to", Input).value.strip()
+            if not text.isdigit() or int(text) < 1:
+                self._stage("Type the new partition count of the marked topics.")
+                return False
+            self.intents = [Intent(t, int(text)) for t in self.topics]
+            return True
+        path = self._path()
+        try:
+            text = await asyncio.to_thread(path.read_text)
+        except OSError as exc:
+            self._stage(f"Cannot read {path}: {exc.strerror}.")
+            return False
+        if plan_io.is_saved_plan(text):
+            self.intents = []
+            self._show(json.loads(text))
+            self._stage(f"{path}: a saved plan; ctrl+s applies it as it is.")
+            return True
+        try:
+            self.intents = await asyncio.to_thread(plan_io.parse_plan, str(path), text)
+        except plan_io.PlanFileErrors as exc:
+            self.intents = None
+            errors = "\n".join(str(e) for e in exc.errors)
+            self.query_one("#plan-warnings", Static).update(errors)
+            self._stage(f"{path}: {len(exc.errors)} error(s); nothing can be sent.")
+            return False
+        self._stage(f"{path}: {len(self.intents)} row(s); ctrl+r places them.")
+        return True
+
+    # -- running ---------------------------------------------------------------------------------
+
+    def action_run(self) -> None:
+        if not self._busy("plan-apply"):
+            self.run_plan()
+
+    @work(exclusive=True, group="plan-run", exit_on_error=False)
+    async def run_plan(self) -> None:
+        if (self.intents is None or self.topics) and not await self._read():
+            return
+        if not self.intents:  # a saved plan is shown already
+            return
+        self.document = None
+        self.results = {}
+        self._stage("Reading the cluster…")
+        self._progress(0, 1)
+        mode = self.profile.under_replicated
+        options = PlanOptions(mode if mode in MODES else "disabled")
+        engine = str(self.query_one("#engine", Select).value)
+        try:
+            snapshot = await take_snapshot(
+                self.admin,
+                zookeeper=self.profile.zookeeper_connect,
+                store=placeholder_store(self.profile),
+            )
+            view = await cluster_view(self.admin, snapshot, [i.topic for i in self.intents])
+        except AdminError as exc:
+            self.notify(exc.message, title="Cannot read the cluster", severity="error")
+            self._stage("Cannot read the cluster.")
+            return
+        prepared = await asyncio.to_thread(prepare, view, self.intents, options)
+        try:
+            if engine == "spark":
+                master = self.query_one("#spark-master", Input).value.strip() or "local[*]"
+                text = await self._spark(prepared, master)
+            else:
+                text = await self._local(prepared)
+        except (asyncio.CancelledError, PlanCancelled) as exc:
+            self._stage("Cancelled: nothing was placed, nothing sent.")
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            return
+        if text is not None:
+            self._show(json.loads(text))
+            self._stage(f"Placed ({engine}). ctrl+s applies exactly this plan.")
+
+    async def _local(self, prepared: Prepared) -> str:
+        stop = threading.Event()
+        self._stage("Placing in process…")
+
+        def report(done: int, total: int) -> None:
+            self.app.call_from_thread(self._progress, done, total)
+
+        try:
+            return await asyncio.to_thread(place_locally, prepared, report, stop)
+        finally:
+            stop.set()  # a cancelled worker leaves the thread: make it stop at the next group
+
+    async def _spark(self, prepared: Prepared, master: str) -> str | None:
+        """The Spark job as `plan preview --engine spark` runs it; None when it failed."""
+        log = spark_log_path()
+        folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
+        try:
+            job_input, result = folder / "input.json", folder / "plan.json"
+            payload = json.dumps(plan_io.prepared_to_json(prepared))
+            await asyncio.to_thread(job_input.write_text, payload)
+            log.parent.mkdir(parents=True, exist_ok=True)
+            self._stage(f"Starting Spark ({master})… esc cancels. Its log: {log}")
+            with log.open("w") as stderr:
+                process = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-m",
+                    "kafka_tui.planning.spark_job",
+                    "--input",
+                    str(job_input),
+                    "--output",
+                    str(result),
+                    "--master",
+                    master,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=stderr,
+                )
+                self.spark_process = process
+                try:
+                    failure = await self._follow(process)
+                except BaseException:
+                    await self._stop(process)
+                    raise
+            if process.returncode != 0 or failure:
+                why = failure or f"exit {process.returncode}"
+                self.notify(f"{why}. Its log: {log}", title="Spark job failed", severity="error")
+                self._stage(f"The Spark job failed ({why}).")
+                return None
+            return await asyncio.to_thread(result.read_text)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    async def _follow(self, process: asyncio.subprocess.Process) -> str | None:
+        assert process.stdout is not None
+        failure = None
+        async for raw in process.stdout:
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if line.get("stage") == "error":
+                failure = str(line.get("message"))
+            elif "done" in line:
+                stage, done, total = str(line["stage"]), int(line["done"]), int(line["total"])
+                self._stage(f"Spark: {stage} {done}/{total}. esc cancels.")
+                self._progress(done, total)
+        await process.wait()
+        return failure
+
+    @staticmethod
+    async def _stop(process: asyncio.subprocess.Process) -> None:
+        """SIGTERM (the job stops its Spark session and exits 130), then SIGKILL if slow."""
+        if process.returncode is None:
+            process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), TERMINATE_SECONDS)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+
+    # -- the preview -----------------------------------------------------------------------------
+
+    def _show(self, document: dict[str, Any]) -> None:
+        self.document = document
+        topics, stats = document["topics"], document["stats"]
+        creates = sum(1 for t in topics if t["action"] == "create" and not t["error"])
+        grows = sum(1 for t in topics if t["action"] == "grow" and not t["error"])
+        refused = [t for t in topics if t["error"]]
+        self.query_one("#plan-summary", Static).update(
+            f"Plan ({document['engine']}): {creates} topic(s) to create, {grows} to grow, "
+            f"{len(refused)} refused; {stats['partitions']} new partitions, "
+            f"{stats['new_replicas']} replicas."
+        )
+        self.query_one(BrokerChart).show([BrokerBars.from_document(b) for b in document["brokers"]])
+        sanity = stats["sanity"]
+        lines = [
+            _stat_line("Replicas", stats["replicas_after"]),
+            _stat_line("Leaders", stats["leaders_after"]),
+            f"Partitions whose replicas share a rack: {stats['same_rack_partitions']}; "
+            f"placeholders: {stats['placeholders']}; replicas on offline brokers: "
+            f"{stats['replicas_on_offline_brokers']}; sanity check: "
+            + ("ok" if sanity["ok"] else "FAILED"),
+        ]
+        self.query_one("#plan-stats", Static).update("\n".join(lines))
+        warnings = [f"{t['error']}: {t['message']}" for t in refused]
+        warnings += [f"{t['topic']}: {w}" for t in topics for w in t["warnings"]]
+        warnings += list(document["warnings"]) + [f"SANITY: {p}" for p in sanity["problems"]]
+        self.query_one("#plan-warnings", Static).update("\n".join(warnings))
+        table = self.query_one("#plan-topics", DataTable)
+        table.clear()
+        for t in topics:
+            table.add_row(
+                t["topic"],
+                t["action"],
+                str(t["partitions"]),
+                str(t["replication_factor"]),
+                t["error"] or "planned",
+                key=t["topic"],
+            )
+        if topics:
+            self.show_topic(topics[0]["topic"])
+
+    @on(DataTable.RowHighlighted, "#plan-topics")
+    def topic_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self.show_topic(event.row_key.value)
+
+    def show_topic(self, name: str) -> None:
+        """The drill-down: one topic's planned assignment with the one replica renderer."""
+        if self.document is None:
+            return
+        entry = next((t for t in self.document["topics"] if t["topic"] == name), None)
+        if entry is None:
+            return
+        offline = [b["id"] for b in self.document["brokers"] if not b["live"]]
+        lists = entry["assignment"]
+        first = entry["partitions"] - len(lists) if entry["action"] == "grow" else 0
+        lines = [
+            f"{name}: {entry['action']} to {entry['partitions']} partition(s), RF "
+            f"{entry['replication_factor']}"
+            + (f", partitions {first}.. are new" if entry["action"] == "grow" else "")
+        ]
+        if entry["error"]:
+            lines.append(f"Refused ({entry['error']}): {entry['message']}")
+        lines += [f"warning: {w}" for w in entry["warnings"]]
+        result = self.results.get(name)
+        if result is not None:
+            lines.append(f"Applied: {'ok' if result.ok else result.error}: {result.message}")
+        self.query_one("#plan-topic-detail", Static).update("\n".join(lines))
+        self.query_one(PreviewTable).show(first, lists, offline)
+
+    # -- applying --------------------------------------------------------------------------------
+
+    def action_apply(self) -> None:
+        if self.document is None:
+            self.notify("Place the plan first (ctrl+r).", severity="warning")
+        elif not self._busy("plan-run"):
+            self.apply_plan()
+
+    @work(exclusive=True, group="plan-apply", exit_on_error=False)
+    async def apply_plan(self) -> None:
+        document = self.document
+        if document is None:
+            return
+        if not document["stats"]["sanity"]["ok"]:
+            self.notify("The plan failed its own sanity check.", severity="error")
+            return
+        store = placeholder_store(self.profile)
+        zookeeper = self.profile.zookeeper_connect
+        self.stop_apply.clear()
+        try:
+            snapshot = await take_snapshot(self.admin, zookeeper=zookeeper, store=store)
+            differences = broker_differences(document, snapshot)
+            if differences:
+                self.notify(
+                    "; ".join(differences) + ". Place the plan again (ctrl+r).",
+                    title="The brokers changed since the preview",
+                    severity="error",
+                )
+                return
+            entries = document["topics"]
+            self._progress(0, len(entries))
+            for start in range(0, len(entries), APPLY_BATCH):
+                if self.stop_apply.is_set():
+                    break
+                self._stage(f"Applying: {start}/{len(entries)} topic(s)… esc stops.")
+                part = {**document, "topics": entries[start : start + APPLY_BATCH]}
+                for r in await apply_document(
+                    self.admin, snapshot, store, zookeeper, part, APPLY_BATCH
+                ):
+                    self._result(r)
+                self._progress(min(start + APPLY_BATCH, len(entries)), len(entries))
+        except AdminError as exc:
+            self.notify(exc.message, title="Apply failed", severity="error")
+            return
+        ok = sum(1 for r in self.results.values() if r.ok)
+        failed = len(self.results) - ok
+        stopped = " Stopped by esc." if self.stop_apply.is_set() else ""
+        text = f"Applied: {ok} topic(s) ok, {failed} failed, of {len(entries)}.{stopped}"
+        self._stage(text)
+        self.notify(text, title="Plan applied", severity="error" if failed else "information")
+
+    def _result(self, result: TopicResult) -> None:
+        self.results[result.topic] = result
+        table = self.query_one("#plan-topics", DataTable)
+        with contextlib.suppress(KeyError):
+            table.update_cell(result.topic, "result", "ok" if result.ok else str(result.error))
+
+    def action_cancel(self) -> None:
+        if self._busy("plan-apply"):
+            self.stop_apply.set()
+            self._stage("Stopping after this batch…")
+        elif self._busy("plan-run") or self._busy("plan-open"):
+            self.workers.cancel_group(self, "plan-run")
+            self.workers.cancel_group(self, "plan-open")
+        else:
+            self.dismiss(bool(self.results))

@@ -1,0 +1,356 @@
+"""KIP-4's AlterTopic for one topic: a new replication factor, or every replica moved off a
+broker. The preview (per partition before -> after, `+4` added, `-2` removed, leaders kept,
+bytes to copy) is exactly what is sent; the run shows a live bar from
+ListPartitionReassignments, and `esc` cancels it (AlterPartitionReassignments with no
+replicas, then the throttles go), as `kafka-tui reassignments cancel` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import ClassVar, Literal
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, Input, Label, ProgressBar, Select, Static
+
+from ...admin import AdminError, KafkaAdmin
+from ...admin.reassignments import OngoingReassignment, PartitionMove, ReplicationThrottle
+from ...commands.placing import Snapshot, take_snapshot
+from ...commands.reassign import current_partitions, move_summary, replication_throttle
+from ...config import Profile
+from ...planning.placement import MODES, Mode
+from ...planning.reassignment import TopicPlan, change_replication_factor, move_off_broker
+from ..widgets.moves import MoveTable, human_bytes
+from ..widgets.styled import ReplicaLegend
+from .base import KafkaScreen
+
+Kind = Literal["factor", "broker"]
+POLL_SECONDS = 0.5
+CANCEL_WAIT_SECONDS = 30.0
+
+
+class ReassignScreen(KafkaScreen):
+    """`kind`: "factor" (a new replication factor) or "broker" (move off a broker id)."""
+
+    profile: Profile
+    CHANGE_ACTIONS = frozenset({"apply"})
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+s",
+            "apply",
+            "Apply",
+            id="reassign.apply",
+            tooltip="Start the reassignment shown in the preview",
+        ),
+        Binding(
+            "escape",
+            "cancel",
+            "Cancel / back",
+            id="reassign.cancel",
+            tooltip="Cancel the running reassignment (and remove its throttles), or go back",
+        ),
+    ]
+    DEFAULT_CSS = """
+    ReassignScreen #reassign-header {
+        height: auto; padding: 0 1; background: $panel; text-style: bold;
+    }
+    ReassignScreen #reassign-inputs { height: auto; }
+    ReassignScreen #reassign-inputs Select { width: 30; }
+    ReassignScreen #reassign-inputs Input { width: 1fr; }
+    ReassignScreen #reassign-summary { height: auto; padding: 0 1; }
+    ReassignScreen #reassign-summary.error { color: $error; }
+    ReassignScreen #reassign-progress { height: auto; padding: 0 1; }
+    ReassignScreen #reassign-status { height: auto; padding: 0 1; color: $text-muted; }
+    """
+
+    def __init__(
+        self, profile: Profile, admin: KafkaAdmin, topic: str, kind: Kind = "factor"
+    ) -> None:
+        super().__init__()
+        self.profile = profile
+        self.admin = admin
+        self.topic = topic
+        self.kind: Kind = kind
+        self.snapshot: Snapshot | None = None
+        self.min_isr = 1
+        self.sizes: dict[int, int] = {}
+        self.plan: TopicPlan | None = None
+        self.running = False
+        self.finished = False
+        self.cancel_requested = asyncio.Event()
+        self.ready = asyncio.Event()  # the snapshot and sizes are read
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Reassign {self.topic}", id="reassign-header", markup=False)
+        with Horizontal(id="reassign-inputs"):
+            yield Select(
+                [("New replication factor", "factor"), ("Move off broker", "broker")],
+                value=self.kind,
+                allow_blank=False,
+                id="kind",
+            )
+            yield Input(placeholder=self._value_hint(), id="value", type="integer")
+            yield Input(placeholder="throttle bytes/s (optional)", id="throttle", type="integer")
+        yield ReplicaLegend(id="legend")
+        yield Static("Reading the cluster…", id="reassign-summary", markup=False)
+        yield MoveTable(id="moves")
+        yield Label("", id="reassign-status", markup=False)
+        yield ProgressBar(id="reassign-progress", show_eta=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#reassign-progress", ProgressBar).display = False
+        self.query_one("#value", Input).focus()
+        self.load()
+
+    def _value_hint(self) -> str:
+        if self.kind == "factor":
+            return "new replication factor"
+        return "broker id to move every replica off"
+
+    @property
+    def _mode(self) -> Mode:
+        mode = self.profile.under_replicated
+        return mode if mode in MODES else "disabled"
+
+    @work(exclusive=True, group="reassign-load", exit_on_error=False)
+    async def load(self) -> None:
+        try:
+            snapshot = await take_snapshot(self.admin, zookeeper=self.profile.zookeeper_connect)
+            if self.topic not in snapshot.topics:
+                self._show_summary(f"Topic '{self.topic}' does not exist.", error=True)
+                return
+            values = await self.admin.topic_config_value("min.insync.replicas", [self.topic])
+            sizes = await self.admin.partition_sizes([self.topic], snapshot.live)
+        except AdminError as exc:
+            self.notify(exc.message, title="Cannot read the cluster", severity="error")
+            return
+        raw = values.get(self.topic)
+        self.min_isr = int(raw) if raw and raw.isdigit() else 1
+        self.sizes = {p: size for (_, p), size in sizes.items()}
+        self.snapshot = snapshot
+        topic = snapshot.topics[self.topic]
+        self.query_one("#reassign-header", Static).update(
+            f"Reassign {self.topic}: {len(topic.partitions)} partitions, replication factor "
+            f"{topic.replication_factor}, brokers {', '.join(map(str, snapshot.live))} live"
+            + (f", {', '.join(map(str, snapshot.offline))} offline" if snapshot.offline else "")
+        )
+        self.ready.set()
+        self.replan()
+
+    def _show_summary(self, text: str, *, error: bool = False) -> None:
+        summary = self.query_one("#reassign-summary", Static)
+        summary.update(text)
+        summary.set_class(error, "error")
+
+    @on(Select.Changed, "#kind")
+    def kind_changed(self, event: Select.Changed) -> None:
+        self.kind = "broker" if event.value == "broker" else "factor"
+        self.query_one("#value", Input).placeholder = self._value_hint()
+        self.replan()
+
+    @on(Input.Changed, "#value")
+    def replan(self) -> None:
+        """The plan for what is typed (pure and quick, so it runs on every key)."""
+        self.plan = None
+        table = self.query_one(MoveTable)
+        snapshot = self.snapshot
+        if snapshot is None or self.running:
+            return
+        text = self.query_one("#value", Input).value.strip()
+        if not text.isdigit():
+            table.clear()
+            self._show_summary(f"Type the {self._value_hint()}.")
+            return
+        value = int(text)
+        current = [(self.topic, current_partitions(snapshot, self.topic))]
+        live_only = not snapshot.kraft
+        if self.kind == "factor":
+            minimum = max(self.min_isr, 1)
+            [plan] = change_replication_factor(
+                snapshot.brokers,
+                snapshot.load,
+                current,
+                value,
+                mode=self._mode,
+                min_live=minimum,
+                live_only=live_only,
+            )
+        elif value not in {b.id for b in snapshot.brokers}:
+            table.clear()
+            self._show_summary(f"Broker {value} is not part of the cluster.", error=True)
+            return
+        else:
+            [plan] = move_off_broker(
+                snapshot.brokers,
+                snapshot.load,
+                current,
+                value,
+                mode=self._mode,
+                live_only=live_only,
+            )
+        table.show(plan.moves, snapshot.offline, self.sizes)
+        if plan.error is not None:
+            self._show_summary(f"{plan.error}: {plan.message}", error=True)
+            return
+        self.plan = plan
+        self._show_summary(move_summary(plan, self.bytes_to_move(plan), True))
+
+    def bytes_to_move(self, plan: TopicPlan) -> int:
+        return sum(self.sizes.get(m.partition, 0) * len(m.added) for m in plan.moves)
+
+    def _throttle_rate(self) -> int | None:
+        text = self.query_one("#throttle", Input).value.strip()
+        return int(text) if text.isdigit() and int(text) > 0 else None
+
+    # -- running -----------------------------------------------------------------------------
+
+    def action_apply(self) -> None:
+        if self.running:
+            return
+        if self.plan is None or not self.plan.moves:
+            self.notify("Nothing to apply: the preview shows no move.", severity="warning")
+            return
+        self.run_reassignment(self.plan, self._throttle_rate())
+
+    def action_cancel(self) -> None:
+        if self.running:
+            self.cancel_requested.set()
+            self._status("Cancelling…")
+        else:
+            self.dismiss(self.finished)
+
+    def _status(self, text: str) -> None:
+        self.query_one("#reassign-status", Label).update(text)
+
+    @work(exclusive=True, group="reassign-run", exit_on_error=False)
+    async def run_reassignment(self, plan: TopicPlan, rate: int | None) -> None:
+        """Throttle, start, follow until done (or cancel), remove the throttle: in that order."""
+        self.running = True
+        self.cancel_requested.clear()
+        for widget in self.query(Input).results():
+            widget.disabled = True
+        throttle = replication_throttle(rate, [plan]) if rate else None
+        try:
+            if throttle is not None:
+                await self.admin.set_replication_throttle(throttle)
+            moves = [PartitionMove(self.topic, m.partition, list(m.after)) for m in plan.moves]
+            answers = await self.admin.alter_partition_reassignments(moves)
+            refused = [a for a in answers if not a.ok]
+            if refused:
+                self.notify(
+                    " ".join(a.message for a in refused),
+                    title="Reassignment refused",
+                    severity="error",
+                )
+            started = {(a.topic, a.partition) for a in answers if a.ok}
+            if not started:
+                if throttle is not None:
+                    await self.admin.clear_replication_throttle(throttle.brokers, [self.topic])
+                self._status("Nothing started: every move was refused.")
+                return
+            targets = {(self.topic, m.partition): list(m.after) for m in plan.moves}
+            cancelled = await self._follow(plan, started, targets)
+            if cancelled:
+                await self._cancel(started, throttle)
+                return
+            if throttle is not None:
+                await self.admin.clear_replication_throttle(throttle.brokers, [self.topic])
+        except AdminError as exc:
+            self.notify(exc.message, title="Reassignment failed", severity="error")
+            return
+        finally:
+            self.running = False
+            for widget in self.query(Input).results():
+                widget.disabled = False
+        self.finished = True
+        text = move_summary(plan, self.bytes_to_move(plan), False)
+        if refused:
+            text += f" {len(refused)} partition(s) refused."
+        self._status(text + (" Throttles removed." if throttle else ""))
+        self.notify(text, title="Reassignment done")
+
+    async def _follow(
+        self,
+        plan: TopicPlan,
+        started: set[tuple[str, int]],
+        targets: dict[tuple[str, int], list[int]],
+    ) -> bool:
+        """Poll until every started move is done; True when the operator cancelled first."""
+        copies = {
+            (self.topic, m.partition): self.sizes.get(m.partition, 0) * len(m.added)
+            for m in plan.moves
+        }
+        total = sum(copies[k] for k in started)
+        bar = self.query_one("#reassign-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=total or len(started), progress=0)
+        pending = set(started)
+        while pending:
+            ongoing = await self.admin.list_partition_reassignments([self.topic])
+            pending = {(r.topic, r.partition) for r in ongoing} & started
+            if not pending:
+                # The controller is done; the broker answering Metadata may still lag.
+                found, _ = await self.admin.describe_topics([self.topic], configs=False)
+                shown = {(self.topic, p.partition): p.replicas for t in found for p in t.partitions}
+                pending = {k for k in started if shown.get(k) != targets[k]}
+            finished = started - pending
+            copied = sum(copies[k] for k in finished)
+            if total and pending:
+                copied += await self._copying(ongoing, pending)
+            bar.update(progress=min(copied, total) if total else len(finished))
+            self._status(
+                f"Reassigning: {len(finished)}/{len(started)} partitions done, "
+                f"{human_bytes(copied)} of {human_bytes(total)} copied. esc cancels."
+            )
+            if not pending:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.cancel_requested.wait(), POLL_SECONDS)
+            if self.cancel_requested.is_set():
+                return True
+        return False
+
+    async def _copying(
+        self, ongoing: list[OngoingReassignment], pending: set[tuple[str, int]]
+    ) -> int:
+        """Bytes the adding replicas hold so far: each adding broker reports its own logs
+        (DescribeLogDirs), capped at the partition's size."""
+        adding = [r for r in ongoing if (r.topic, r.partition) in pending]
+        copied = 0
+        for broker in sorted({b for r in adding for b in r.adding}):
+            held = await self.admin.partition_sizes([self.topic], [broker])
+            for r in adding:
+                if broker in r.adding:
+                    size = self.sizes.get(r.partition, 0)
+                    copied += min(held.get((r.topic, r.partition), 0), size)
+        return copied
+
+    async def _cancel(
+        self, started: set[tuple[str, int]], throttle: ReplicationThrottle | None
+    ) -> None:
+        ongoing = await self.admin.list_partition_reassignments([self.topic])
+        moves = [PartitionMove(r.topic, r.partition, None) for r in ongoing]
+        answers = await self.admin.alter_partition_reassignments(moves) if moves else []
+        reverted = [(a.topic, a.partition) for a in answers if a.ok]
+        left = await self.admin.wait_for_reassignments(
+            reverted, time.monotonic() + CANCEL_WAIT_SECONDS
+        )
+        brokers = {b for r in ongoing for b in r.replicas}
+        brokers |= set(throttle.brokers) if throttle else set()
+        await self.admin.clear_replication_throttle(sorted(brokers), [self.topic])
+        done = len(started) - len(reverted)
+        if left:
+            text = f"Cancel sent; {len(left)} partition(s) still reverting."
+        else:
+            text = (
+                f"Cancelled: {len(reverted)} partition(s) keep their original replicas"
+                f"{f', {done} had finished' if done else ''}. Throttles removed."
+            )
+        self._status(text)
+        self.notify(text, title="Reassignment cancelled", severity="warning")
