@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import logging
 import signal
 import sys
@@ -16,18 +17,42 @@ from pathlib import Path
 
 from . import __version__
 from .admin import AdminError, ConnectionSettings, KafkaAdmin
-from .commands import brokers as broker_commands
 from .commands import parsing
-from .commands import plans as plan_commands
-from .commands import reassign as reassign_commands
-from .commands import topics as topic_commands
 from .config import ConfigError, Profile, Settings, load_settings, resolve_profile
-from .devcluster import commands as devcluster_commands
 
 EXIT_USAGE = 2
 
+# Each command's module, imported only when that command runs (or for --help): a script's
+# `topics create` does not pay for Spark plans, reassignments or the dev cluster at start-up.
+_COMMANDS = {
+    "cluster": ("kafka_tui.commands.topics", "the cluster: id, controller, brokers"),
+    "topics": ("kafka_tui.commands.topics", "list, describe, create, alter, delete topics"),
+    "brokers": ("kafka_tui.commands.brokers", "live, offline and observed brokers (KIP-409)"),
+    "placeholders": ("kafka_tui.commands.brokers", "KIP-409 placeholder replicas"),
+    "plan": ("kafka_tui.commands.plans", "bulk assignment plans: preview, apply, export"),
+    "reassignments": ("kafka_tui.commands.reassign", "partition reassignments"),
+    "dev-cluster": ("kafka_tui.devcluster.commands", "run a real local Kafka cluster"),
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+_VALUED_OPTIONS = {"--bootstrap-server", "--profile", "--config-file", "--output", "--zookeeper"}
+
+
+def _chosen(argv: Sequence[str]) -> set[str]:
+    """The modules to load: the one of the command named in `argv`, or all (no command:
+    the TUI, or --help)."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token in _VALUED_OPTIONS:
+            next(tokens, None)
+        elif token in _COMMANDS:
+            return {_COMMANDS[token][0]}
+        elif not token.startswith("-"):
+            break
+    return {module for module, _ in _COMMANDS.values()}
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kafka-tui",
         description="Administer Apache Kafka topics: a TUI, or headless with sub-commands.",
@@ -45,11 +70,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log the Kafka client")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    topic_commands.add_parsers(commands)
-    broker_commands.add_parsers(commands)
-    plan_commands.add_parsers(commands)
-    reassign_commands.add_parsers(commands)
-    devcluster_commands.add_parser(commands)
+    modules = _chosen(argv)
+    registered: set[str] = set()
+    for name, (module, help_text) in _COMMANDS.items():
+        if module not in modules:
+            commands.add_parser(name, help=help_text)
+        elif module not in registered:
+            registered.add(module)
+            loaded = importlib.import_module(module)
+            register = loaded.add_parsers if hasattr(loaded, "add_parsers") else loaded.add_parser
+            register(commands)
     demo = commands.add_parser(
         "demo",
         help="start the local KRaft cluster, seed demo topics, stop a broker, open the TUI",
@@ -111,14 +141,9 @@ def _fail(message: str) -> int:
 
 
 async def _run_admin(args: argparse.Namespace, profile: Profile) -> int:
+    module = importlib.import_module(_COMMANDS[args.command][0])
     async with KafkaAdmin(profile.connection) as admin:
-        if args.command in ("brokers", "placeholders"):
-            return await broker_commands.run(args, profile, admin)
-        if args.command == "plan":
-            return await plan_commands.run(args, profile, admin)
-        if args.command == "reassignments":
-            return await reassign_commands.run(args, profile, admin)
-        return await topic_commands.run(args, profile, admin)
+        return await module.run(args, profile, admin)  # type: ignore[no-any-return]
 
 
 def _run_tui(args: argparse.Namespace, settings: Settings, profile: Profile | None = None) -> int:
@@ -144,9 +169,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and hasattr(signal, "SIGPIPE"):
         # `kafka-tui topics list | head` ends quietly, as other Unix tools do.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    args = build_parser().parse_args(argv)
+    args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.CRITICAL)
     if args.command == "dev-cluster":
+        from .devcluster import commands as devcluster_commands
+
         return devcluster_commands.run(args, args.output)
     if args.command == "demo":
         return _run_demo(args)

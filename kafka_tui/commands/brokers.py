@@ -10,11 +10,10 @@ import sys
 
 from ..admin import AdminError, KafkaAdmin, ReadOnlyProfile
 from ..admin.placeholders import PlaceholderStore
-from ..admin.zookeeper import ZooKeeperExtras
 from ..config import Profile
 from . import output, parsing
 from .filling import FillResult, fill_placeholders, placeholder_rows
-from .placing import take_snapshot
+from .placing import take_snapshot, zookeeper_extras
 from .topics import zookeeper_of
 
 WATCH_INTERVAL_S = 5.0
@@ -115,7 +114,7 @@ async def _forget(
                 "HOST:PORT (or set the profile's zookeeper_connect)"
             )
         else:
-            async with ZooKeeperExtras(zookeeper) as zk:
+            async with zookeeper_extras(zookeeper) as zk:
                 known = await zk.forget(broker)
             message = (
                 f"Broker {broker} forgotten (/brokers/observed_ids/{broker} removed)."

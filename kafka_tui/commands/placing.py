@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..admin import KafkaAdmin, NewPartitions, TopicDescription, TopicResult, TopicSpec
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore, Slot
-from ..admin.zookeeper import ZooKeeperExtras
+
+if TYPE_CHECKING:
+    from ..admin.zookeeper import ZooKeeperExtras
 from ..planning.placement import (
     INVALID_REPLICATION_FACTOR,
     MODES,
@@ -29,6 +31,13 @@ from ..planning.placement import (
 Where = Literal["client", "broker"]
 UNDER_REPLICATED_WARNING = "CREATED_UNDER_REPLICATED"
 _DEFAULT_KEYS = ("num.partitions", "default.replication.factor", "min.insync.replicas")
+
+
+def zookeeper_extras(connect: str) -> ZooKeeperExtras:
+    """kazoo loads only for ZooKeeper-mode work (it costs a command's start-up ~70 ms)."""
+    from ..admin.zookeeper import ZooKeeperExtras
+
+    return ZooKeeperExtras(connect)
 
 
 class PlacementOptionError(ValueError):
@@ -94,7 +103,7 @@ async def observed_brokers(admin: KafkaAdmin, zookeeper: str | None) -> tuple[li
     if info.lists_fenced_brokers or not zookeeper:
         brokers = [Broker(b.id, b.rack, not b.fenced) for b in info.brokers]
         return brokers, info.lists_fenced_brokers
-    async with ZooKeeperExtras(zookeeper) as zk:
+    async with zookeeper_extras(zookeeper) as zk:
         await zk.record_observed()
         observed = await zk.observed_brokers()
     return [Broker(o.id, o.rack, o.live) for o in observed], False
@@ -477,7 +486,7 @@ async def grow_in_zookeeper(
     if not validate_only:
         current = len(snapshot.topics[topic].partitions)
         new = {current + i: lists for i, lists in enumerate(plan.grow.assignment)}
-        async with ZooKeeperExtras(zookeeper) as zk:
+        async with zookeeper_extras(zookeeper) as zk:
             await zk.add_partitions(topic, new)
         admin.expect_partitions(topic, total)
     return decorate(result, plan, validate_only)
