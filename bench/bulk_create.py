@@ -4,6 +4,7 @@ For each kind of cluster (KRaft 4.1, ZooKeeper-mode 3.9), in one run, alternatin
   (A) one `kafka-tui topics create` (or `topics delete --yes`) process for all the topics;
   (B) one process sending one raw CreateTopics (DeleteTopics) request through aiokafka's own
       admin client (bench/raw_admin.py): the broker's cost plus Python's, the yardstick.
+  (A') the same with `--placement broker` (Kafka places; what kafka-tui's own placer costs);
 Both are timed as whole processes (start-up included); before each timed command the
 cluster is quiet (every broker shows the previous change). Then the busy test: 10 creates
 of 2,000 topics, each followed at once by their deletion, while the brokers still apply the
@@ -50,12 +51,13 @@ def run_process(
 
 
 def ours(
-    bootstrap: str, action: str, names: list[str], src: str | None = None
+    bootstrap: str, action: str, names: list[str], src: str | None = None, broker: bool = False
 ) -> tuple[float, Any]:
     cmd = [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap]
     cmd += ["--output", "json", "topics", action, *names]
     if action == "create":
         cmd += ["--partitions", "3", "--replication-factor", "3", "--timeout-ms", "300000"]
+        cmd += ["--placement", "broker"] if broker else []
     else:
         cmd += ["--yes", "--timeout-ms", "300000"]
     # The other checkout comes first on sys.path: as the working directory and PYTHONPATH.
@@ -101,22 +103,22 @@ def side_by_side(
     bootstrap: str, n: int, rounds: int, mode: str, before: str | None
 ) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {
-        k: [] for k in ("A create", "B create", "A delete", "B delete")
+        k: [] for k in ("A create", "B create", "A delete", "B delete", "A' create", "A' delete")
     }
     if before:
         times |= {"A0 create": [], "A0 delete": []}
     lag: list[float] = []
     for r in range(rounds):
-        for who in ("A0", "A", "B") if before else ("A", "B"):
-            names = [f"bench-{who.lower()}-{mode}-{r}-{i:05d}" for i in range(n)]
+        for who in ("A0", "A", "A'", "B") if before else ("A", "A'", "B"):
+            tag = who.lower().replace("'", "p")
+            names = [f"bench-{tag}-{mode}-{r}-{i:05d}" for i in range(n)]
             for action in ("create", "delete"):
                 if who == "B":
                     seconds, report = raw(bootstrap, action, names)
                     bad = report["failed"]
                 else:
-                    seconds, report = ours(
-                        bootstrap, action, names, before if who == "A0" else None
-                    )
+                    src = before if who == "A0" else None
+                    seconds, report = ours(bootstrap, action, names, src, broker=who == "A'")
                     bad = sum(1 for t in report if not t["ok"])
                 times[f"{who} {action}"].append(seconds)
                 waited = settle(bootstrap, names, exist=action == "create")
@@ -206,11 +208,14 @@ def report(mode: str, n: int, times: dict[str, list[float]], counts: dict[str, i
         if v:
             print(f"  {k:32} {med[k]:7.2f}s  ({min(v):.2f}-{max(v):.2f})")
     for action in ("create", "delete"):
-        pairs = [a / b for a, b in zip(times[f"A {action}"], times[f"B {action}"], strict=True)]
-        print(
-            f"  {action}: kafka-tui / raw request = {statistics.median(pairs):.2f}x "
-            f"(pairwise median; {min(pairs):.2f}-{max(pairs):.2f})"
-        )
+        for who, what in (("A", "kafka-tui"), ("A'", "kafka-tui --placement broker")):
+            pairs = [
+                a / b for a, b in zip(times[f"{who} {action}"], times[f"B {action}"], strict=True)
+            ]
+            print(
+                f"  {action}: {what} / raw request = {statistics.median(pairs):.2f}x "
+                f"(pairwise median; {min(pairs):.2f}-{max(pairs):.2f})"
+            )
         if f"A0 {action}" in med:
             print(
                 f"  {action}: before / raw = {med[f'A0 {action}'] / med[f'B {action}']:.2f}x, "
