@@ -19,6 +19,7 @@ from kafka_tui.tui.app import KafkaTuiApp, make_app
 from kafka_tui.tui.screens.metadata import MetadataScreen
 from kafka_tui.tui.screens.reassign import ReassignScreen
 from kafka_tui.tui.widgets.moves import MoveTable
+from kafka_tui.tui.widgets.topic_table import TopicTable
 
 from .conftest import Cluster
 from .test_alter_rf import produce
@@ -122,6 +123,12 @@ async def test_esc_cancels_a_throttled_reassignment_and_removes_the_throttles(
         assert [(r.partition, r.adding) for r in ongoing] == [(0, [int(changes[1:])])]
         _, throttled = await throttles(kraft_cluster, topic)
         assert throttled[FOLLOWER_REPLICAS] == f"0:{changes[1:]}"
+        # The topics table underneath marks the topic being reassigned after a refresh.
+        home = next(s for s in app.screen_stack if isinstance(s, MetadataScreen))
+        home.action_refresh()
+        await until(pilot, lambda: topic in home.query_one(TopicTable).reassigning)
+        row = next(r for r in home.query_one(TopicTable).rows if r.name == topic)
+        assert home.query_one(TopicTable)._line_text(row, 40).startswith("> ")
         await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()

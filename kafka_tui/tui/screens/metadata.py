@@ -227,6 +227,11 @@ class MetadataScreen(KafkaScreen):
             )
             min_isr = {k: int(v) for k, v in values.items() if v}
         placeholders = await read_placeholder_state(self.admin, self.profile, cluster, topics)
+        try:
+            moving = {r.topic for r in await self.admin.list_partition_reassignments()}
+        except AdminError:  # e.g. no permission to list them: the mark is a hint only
+            moving = set()
+        self.query_one(TopicTable).reassigning = frozenset(moving)
         self._show_banner(None)
         self._show_fill_banner(placeholders)
         self.cluster, self.min_isr = cluster, min_isr
@@ -272,7 +277,7 @@ class MetadataScreen(KafkaScreen):
         self._update_line(
             "#status",
             f"{len(shown)}/{len(self.rows)} topics · {self._health} · "
-            "~ URP  !! no leader  ? placeholders  + marked",
+            "~ URP  !! no leader  ? placeholders  > reassigning  + marked",
         )
 
     def _update_line(self, selector: str, text: str) -> None:

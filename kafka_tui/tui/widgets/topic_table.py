@@ -123,6 +123,8 @@ class TopicTable(ScrollView, can_focus=True):
         self.marked: set[str] = set()
         # Topics with open KIP-409 placeholders (replicas no broker could take yet).
         self.placeholders: frozenset[str] = frozenset()
+        # Topics with partitions being reassigned (ListPartitionReassignments).
+        self.reassigning: frozenset[str] = frozenset()
 
     # -- data ------------------------------------------------------------------------------
 
@@ -170,6 +172,8 @@ class TopicTable(ScrollView, can_focus=True):
             if row.name in self.marked
             else "? "
             if row.name in self.placeholders and not row.unavailable
+            else "> "
+            if row.name in self.reassigning and not row.unavailable
             else row.marker
         )
         name = row.name if len(row.name) <= name_width else row.name[: name_width - 1] + "…"
