@@ -16,9 +16,11 @@ from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
 from kafka_tui.admin.reassignments import FOLLOWER_REPLICAS, LEADER_REPLICAS
 from kafka_tui.config import Profile, Settings
 from kafka_tui.tui.app import KafkaTuiApp, make_app
+from kafka_tui.tui.screens.detail import TopicDetailScreen
 from kafka_tui.tui.screens.metadata import MetadataScreen
 from kafka_tui.tui.screens.reassign import ReassignScreen
 from kafka_tui.tui.widgets.moves import MoveTable
+from kafka_tui.tui.widgets.tables import PartitionTable
 from kafka_tui.tui.widgets.topic_table import TopicTable
 
 from .conftest import Cluster
@@ -129,6 +131,16 @@ async def test_esc_cancels_a_throttled_reassignment_and_removes_the_throttles(
         await until(pilot, lambda: topic in home.query_one(TopicTable).reassigning)
         row = next(r for r in home.query_one(TopicTable).rows if r.name == topic)
         assert home.query_one(TopicTable)._line_text(row, 40).startswith("> ")
+        # Topic detail draws the replica being added with the one renderer: `+N`.
+        detail = TopicDetailScreen(home.profile, home.admin, topic, None)
+        await app.push_screen(detail)
+        partitions = detail.query_one(PartitionTable)
+        await until(pilot, lambda: partitions.row_count == 1)
+        replicas = partitions.get_row_at(0)[2]
+        assert f"+{changes[1:]}" in str(replicas).split(), replicas
+        app.pop_screen()
+        await pilot.pause()
+        assert app.screen is screen
         await pilot.press("escape")
         await app.workers.wait_for_complete()
         await pilot.pause()

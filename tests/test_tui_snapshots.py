@@ -76,17 +76,18 @@ def test_replica_states_are_marked_and_styled(snap_compare: Any) -> None:
         PartitionInfo(0, 1, [1, 2, 3], [1, 2], [3]),  # 3 offline
         PartitionInfo(1, 2, [2, 1, 3], [2], [3]),  # 1 not in sync, 3 offline
         PartitionInfo(2, -1, [3], [], [3]),  # no leader
+        PartitionInfo(3, 1, [1, 2, 4], [1, 2], []),  # reassignment: 4 added, 2 removed
     ]
     table = PartitionTable()
     preview = PreviewTable()
 
     async def fill(pilot: Pilot[None]) -> None:
-        table.show(partitions, {3})
+        table.show(partitions, {3}, {3: ([4], [2])})
         preview.show(0, [[1, 2, -1], [2, -2, -3]], {3})  # KIP-409 placeholders
         await pilot.pause()
 
     app = Harness(ReplicaLegend(), table, preview)
-    assert snap_compare(app, terminal_size=(80, 16), run_before=fill)
+    assert snap_compare(app, terminal_size=(100, 17), run_before=fill)
 
 
 def test_create_form_shows_errors_next_to_fields(snap_compare: Any) -> None:

@@ -113,7 +113,12 @@ class TopicDetailScreen(KafkaScreen):
             + (f"  {open_slots} placeholder(s)" if open_slots else "")
             + ("  internal" if topic.internal else "")
         )
-        self.query_one(PartitionTable).show(partitions, offline)
+        try:
+            ongoing = await self.admin.list_partition_reassignments([topic.name])
+        except AdminError:  # no permission to list them: the marks are a hint only
+            ongoing = []
+        moving = {r.partition: (r.adding, r.removing) for r in ongoing}
+        self.query_one(PartitionTable).show(partitions, offline, moving)
         configs = self.query_one("#configs", DataTable)
         configs.clear()
         for entry in sorted(topic.configs.values(), key=lambda c: (not c.is_override, c.name)):

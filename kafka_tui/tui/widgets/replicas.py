@@ -1,4 +1,5 @@
-"""The one way replica lists are drawn: leader, in sync, out of sync, offline, placeholder.
+"""The one way replica lists are drawn: leader, in sync, out of sync, offline, placeholder,
+and, while a reassignment runs, being added or removed.
 
 Every state has a text marker as well as a style, so the list reads correctly with NO_COLOR
 or on a monochrome terminal. Styles come from the caller (component classes resolved against
@@ -21,6 +22,8 @@ class ReplicaState(Enum):
     OUT_OF_SYNC = "out-of-sync"
     OFFLINE = "offline"
     PLACEHOLDER = "placeholder"
+    ADDING = "adding"  # a reassignment is copying the partition to this broker
+    REMOVING = "removing"  # a reassignment will drop this replica
 
 
 # How each state is marked in text: (prefix, suffix) around the broker id.
@@ -30,6 +33,8 @@ MARKERS: dict[ReplicaState, tuple[str, str]] = {
     ReplicaState.OUT_OF_SYNC: ("", "~"),
     ReplicaState.OFFLINE: ("", "!"),
     ReplicaState.PLACEHOLDER: ("(", ")"),
+    ReplicaState.ADDING: ("+", ""),
+    ReplicaState.REMOVING: ("-", ""),
 }
 
 LEGEND: list[tuple[ReplicaState, str, str]] = [
@@ -38,6 +43,8 @@ LEGEND: list[tuple[ReplicaState, str, str]] = [
     (ReplicaState.OUT_OF_SYNC, "3~", "not in sync"),
     (ReplicaState.OFFLINE, "4!", "offline broker"),
     (ReplicaState.PLACEHOLDER, "(-1)", "placeholder (KIP-409)"),
+    (ReplicaState.ADDING, "+5", "being added"),
+    (ReplicaState.REMOVING, "-6", "being removed"),
 ]
 
 
@@ -49,11 +56,18 @@ class ReplicaView:
     leader: int | None = None
     isr: Sequence[int] | None = None
     offline: Collection[int] = ()
+    # A running reassignment (ListPartitionReassignments): replicas it adds and removes.
+    adding: Collection[int] = ()
+    removing: Collection[int] = ()
 
 
 def replica_state(broker: int, view: ReplicaView, offline_brokers: Collection[int]) -> ReplicaState:
     if broker < 0:
         return ReplicaState.PLACEHOLDER
+    if broker in view.adding:
+        return ReplicaState.ADDING
+    if broker in view.removing:
+        return ReplicaState.REMOVING
     if broker in view.offline or broker in offline_brokers:
         return ReplicaState.OFFLINE
     if view.leader is not None and broker == view.leader:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -22,11 +22,18 @@ class PartitionTable(ReplicaStyled, DataTable[object]):
         self.cursor_type = "row"
         self.add_columns("Partition", "Leader", "Replicas", "ISR", "Offline", "Health")
 
-    def show(self, partitions: Sequence[PartitionInfo], offline_brokers: Collection[int]) -> None:
+    def show(
+        self,
+        partitions: Sequence[PartitionInfo],
+        offline_brokers: Collection[int],
+        moving: Mapping[int, tuple[Collection[int], Collection[int]]] | None = None,
+    ) -> None:
+        """`moving`: partition -> (replicas being added, being removed) by a reassignment."""
         row = self.cursor_row
         self.clear()
         for p in partitions:
-            view = ReplicaView(p.replicas, p.leader, p.isr, p.offline_replicas)
+            adding, removing = (moving or {}).get(p.partition, ((), ()))
+            view = ReplicaView(p.replicas, p.leader, p.isr, p.offline_replicas, adding, removing)
             if p.leader < 0 or p.leader in offline_brokers:
                 health = Text("NO LEADER", style=self.replica_style(ReplicaState.OFFLINE))
             elif p.under_replicated:
