@@ -9,6 +9,7 @@ again elsewhere — never report a created topic as failed, or a missing one as 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import time
@@ -41,10 +42,11 @@ def _freeze_first(admin: KafkaAdmin, cluster: Cluster, kind: type) -> list[int]:
     return frozen
 
 
-def _kill(cluster: Cluster, broker: int) -> None:
-    pid = next(b["pid"] for b in cluster.dev.status()["brokers"] if b["id"] == broker)
-    os.kill(pid, signal.SIGKILL)
-    os.kill(pid, signal.SIGCONT)  # a stopped process dies only once it runs again
+async def _kill(cluster: Cluster, broker: int) -> None:
+    """SIGKILL the frozen broker and wait until it is gone, so that `restore()` sees it
+    stopped and starts it again (a kill is asynchronous: a check right after it can still
+    find the process)."""
+    await asyncio.to_thread(cluster.dev.stop_broker, broker, kill=True)
 
 
 async def _existing(
@@ -67,13 +69,14 @@ async def test_a_broker_lost_mid_create_and_mid_delete_loses_no_result(cluster: 
     stem = f"fault-{uuid.uuid4().hex[:6]}"
     names = [f"{stem}-{i:04d}" for i in range(300)]
     settings = ConnectionSettings(cluster.bootstrap_servers, request_timeout_ms=5_000)
+    frozen: list[int] = []
     try:
         async with KafkaAdmin(settings) as admin:
             frozen = _freeze_first(admin, cluster, CreateTopicsRequest)
             specs = [TopicSpec(n, 1, 1) for n in names]
             results = await admin.create_topics(specs, timeout_ms=10_000)
             assert frozen, "the create request was never sent"
-            _kill(cluster, frozen[0])
+        await _kill(cluster, frozen[0])
         assert [r.topic for r in results] == names
         reported = {r.topic for r in results if r.ok}
         exist = await _existing(cluster, names, lambda e: e >= reported)
@@ -90,10 +93,13 @@ async def test_a_broker_lost_mid_create_and_mid_delete_loses_no_result(cluster: 
             frozen = _freeze_first(admin, cluster, DeleteTopicsRequest)
             deleted = await admin.delete_topics(sorted(exist), timeout_ms=10_000)
             assert frozen
-            _kill(cluster, frozen[0])
+        await _kill(cluster, frozen[0])
         gone = {r.topic for r in deleted if r.ok}
         still = await _existing(cluster, sorted(exist), lambda e: not (e & gone))
         assert not (still & gone)
         assert all(r.ok or r.error == "REQUEST_TIMED_OUT" for r in deleted)
     finally:
+        # A broker left frozen by a failed assertion would look alive to restore().
+        for broker in frozen:
+            await _kill(cluster, broker)
         cluster.restore()

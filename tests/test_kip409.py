@@ -50,6 +50,7 @@ async def _describe(cluster: Cluster, topic: str, wanted: Any) -> Any:
 def broker_3_down(cluster: Cluster) -> Iterator[Cluster]:
     """Broker 3 stopped after kafka-tui has seen it (ZooKeeper mode records it as observed
     then), restored afterwards."""
+    cluster.restore()  # every broker up first: an earlier test may have stopped one
     zookeeper = ["--zookeeper", cluster.zookeeper] if cluster.zookeeper else []
     assert (
         main(["--bootstrap-server", cluster.bootstrap_servers, *zookeeper, "brokers", "list"]) == 0
