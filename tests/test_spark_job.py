@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -61,6 +62,10 @@ def test_spark_local_1_writes_the_in_process_plan_byte_for_byte(tmp_path: Path) 
             stderr=log,
             text=True,
             timeout=300,
+            # From a folder outside the repository, with no PYSPARK_PYTHON: Spark's Python
+            # workers must still find kafka_tui (they once ran "python3" from the cwd).
+            cwd=tmp_path,
+            env={k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"},
         )
     assert done.returncode == 0, (tmp_path / "spark.log").read_text()[-3000:]
     assert result.read_bytes() == expected.encode()

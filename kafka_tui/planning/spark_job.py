@@ -71,6 +71,11 @@ def _session(master: str, groups: int, folder: Path) -> Any:
         spark = SparkSession.builder.remote(master).getOrCreate()
         spark.addArtifacts(str(_package_zip(folder)), pyfile=True)
         return spark
+    if master.startswith("local"):
+        # PySpark starts its Python workers with $PYSPARK_PYTHON, else "python3" (the
+        # spark.pyspark.python setting below serves spark-submit only): without this, a local
+        # run from any folder but the repository's root found no kafka_tui in its workers.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = (
         SparkSession.builder.master(master)
         .appName("kafka-tui plan")
