@@ -142,15 +142,19 @@ async def load_placeholders(
     placeholder topic does not exist (nothing was ever created under-replicated)."""
     if not topics:
         return {}
-    found, _ = await admin.describe_topics([store.topic], configs=False)
-    if not found:
-        return {}
     ids = {t.name: t.topic_id for t in topics}
     return {
         name: {p: [s.slot for s in slots] for p, slots in e.slots.items()}
-        for name, e in (await store.load(len(found[0].partitions))).items()
+        for name, e in (await _stored(admin, store)).items()
         if name in ids and e.topic_id in (None, ids[name])
     }
+
+
+async def _stored(admin: KafkaAdmin, store: PlaceholderStore) -> dict[str, PlaceholderEntry]:
+    """Every placeholder record; {} when the placeholder topic does not exist. Its partition
+    count comes from kafka-tui's consistent metadata (see PlaceholderStore.load)."""
+    found, _ = await admin.describe_topics([store.topic], configs=False)
+    return await store.load(len(found[0].partitions)) if found else {}
 
 
 async def forget_placeholders(
@@ -159,10 +163,7 @@ async def forget_placeholders(
     """Deleting a topic removes its placeholder record."""
     if not deleted:
         return
-    found, _ = await admin.describe_topics([store.topic], configs=False)
-    if not found:
-        return
-    gone = [t for t in (await store.load(len(found[0].partitions))) if t in set(deleted)]
+    gone = [t for t in await _stored(admin, store) if t in set(deleted)]
     await store.write([], removed=gone)
 
 

@@ -14,7 +14,6 @@ import asyncio
 import io
 import json
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,7 +23,6 @@ from typing import Any
 from ..admin import KafkaAdmin, NewPartitions, ReadOnlyProfile, TopicResult, TopicSpec
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
-from ..paths import user_path
 from ..planning import plan_io
 from ..planning.placement import Placement
 from ..planning.plan import (
@@ -38,6 +36,7 @@ from ..planning.plan import (
 )
 from . import output, parsing, placing
 from .placing import Planned, Snapshot, take_snapshot
+from .spark_runner import run_spark_job, spark_log_path
 from .topics import _kip409_flags, placement_options, zookeeper_of
 
 # Above this many new partitions `--engine auto` runs Spark. Measured with bench/plans.py on the
@@ -186,63 +185,16 @@ async def _plan(
     return document
 
 
-def spark_log_path() -> Path:
-    return user_path("KAFKA_TUI_SPARK_LOG", "XDG_STATE_HOME", ".local/state", "spark-job.log")
-
-
 async def _spark(prepared: Prepared, master: str, as_json: bool) -> str | None:
-    """Run the Spark job as a subprocess; its progress lines drive the bar. None on failure."""
-    log = spark_log_path()
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="kafka-tui-plan-") as folder:
-        job_input = Path(folder) / "input.json"
-        result = Path(folder) / "plan.json"
-        job_input.write_text(json.dumps(plan_io.prepared_to_json(prepared)))
-        with log.open("w") as stderr:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "kafka_tui.planning.spark_job",
-                "--input",
-                str(job_input),
-                "--output",
-                str(result),
-                "--master",
-                master,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=stderr,
-            )
-            try:
-                failure = await _follow(process, as_json)
-            except BaseException:
-                process.terminate()
-                await process.wait()
-                raise
-        if process.returncode != 0 or failure:
-            print(
-                f"plan: the Spark job failed ({failure or f'exit {process.returncode}'}); "
-                f"its log: {log}",
-                file=sys.stderr,
-            )
-            return None
-        return result.read_text()
-
-
-async def _follow(process: asyncio.subprocess.Process, as_json: bool) -> str | None:
-    assert process.stdout is not None
-    failure = None
+    """Run the Spark job; its progress lines drive the bar. None on failure."""
     with _stages(as_json) as show:
-        async for raw in process.stdout:
-            try:
-                line = json.loads(raw)
-            except ValueError:
-                continue
-            if line.get("stage") == "error":
-                failure = str(line.get("message"))
-            elif "done" in line:
-                show(str(line["stage"]), int(line["done"]), int(line["total"]))
-    await process.wait()
-    return failure
+        text, failure = await run_spark_job(prepared, master, show)
+    if failure is not None:
+        print(
+            f"plan: the Spark job failed ({failure}); its log: {spark_log_path()}",
+            file=sys.stderr,
+        )
+    return text
 
 
 # -- progress on a terminal only -----------------------------------------------------------------

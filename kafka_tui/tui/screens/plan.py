@@ -11,9 +11,6 @@ import asyncio
 import contextlib
 import io
 import json
-import shutil
-import sys
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -27,7 +24,8 @@ from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Select
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
 from ...commands.placing import take_snapshot
-from ...commands.plans import apply_document, broker_differences, cluster_view, spark_log_path
+from ...commands.plans import apply_document, broker_differences, cluster_view
+from ...commands.spark_runner import run_spark_job, spark_log_path
 from ...config import Profile
 from ...planning import plan_io
 from ...planning.placement import MODES
@@ -45,7 +43,6 @@ from ..widgets.tables import PreviewTable
 from .base import KafkaScreen, placeholder_store
 
 APPLY_BATCH = 100  # topics per step of the bar (and per CreateTopics request)
-TERMINATE_SECONDS = 10.0  # then the Spark job is killed
 
 
 class PlanCancelled(Exception):
@@ -301,70 +298,24 @@ class PlanScreen(KafkaScreen):
 
     async def _spark(self, prepared: Prepared, master: str) -> str | None:
         """The Spark job as `plan preview --engine spark` runs it; None when it failed."""
-        log = spark_log_path()
-        folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
-        try:
-            job_input, result = folder / "input.json", folder / "plan.json"
-            payload = json.dumps(plan_io.prepared_to_json(prepared))
-            await asyncio.to_thread(job_input.write_text, payload)
-            log.parent.mkdir(parents=True, exist_ok=True)
-            self._stage(f"Starting Spark ({master})… esc cancels. Its log: {log}")
-            with log.open("w") as stderr:
-                process = await asyncio.create_subprocess_exec(
-                    sys.executable,
-                    "-m",
-                    "kafka_tui.planning.spark_job",
-                    "--input",
-                    str(job_input),
-                    "--output",
-                    str(result),
-                    "--master",
-                    master,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=stderr,
-                )
-                self.spark_process = process
-                try:
-                    failure = await self._follow(process)
-                except BaseException:
-                    await self._stop(process)
-                    raise
-            if process.returncode != 0 or failure:
-                why = failure or f"exit {process.returncode}"
-                self.notify(f"{why}. Its log: {log}", title="Spark job failed", severity="error")
-                self._stage(f"The Spark job failed ({why}).")
-                return None
-            return await asyncio.to_thread(result.read_text)
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
+        self._stage(f"Starting Spark ({master})… esc cancels. Its log: {spark_log_path()}")
 
-    async def _follow(self, process: asyncio.subprocess.Process) -> str | None:
-        assert process.stdout is not None
-        failure = None
-        async for raw in process.stdout:
-            try:
-                line = json.loads(raw)
-            except ValueError:
-                continue
-            if line.get("stage") == "error":
-                failure = str(line.get("message"))
-            elif "done" in line:
-                stage, done, total = str(line["stage"]), int(line["done"]), int(line["total"])
-                self._stage(f"Spark: {stage} {done}/{total}. esc cancels.")
-                self._progress(done, total)
-        await process.wait()
-        return failure
+        def show(stage: str, done: int, total: int) -> None:
+            self._stage(f"Spark: {stage} {done}/{total}. esc cancels.")
+            self._progress(done, total)
 
-    @staticmethod
-    async def _stop(process: asyncio.subprocess.Process) -> None:
-        """SIGTERM (the job stops its Spark session and exits 130), then SIGKILL if slow."""
-        if process.returncode is None:
-            process.terminate()
-        try:
-            await asyncio.wait_for(process.wait(), TERMINATE_SECONDS)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
+        def started(process: asyncio.subprocess.Process) -> None:
+            self.spark_process = process
+
+        text, failure = await run_spark_job(prepared, master, show, started)
+        if failure is not None:
+            self.notify(
+                f"{failure}. Its log: {spark_log_path()}",
+                title="Spark job failed",
+                severity="error",
+            )
+            self._stage(f"The Spark job failed ({failure}).")
+        return text
 
     # -- the preview -----------------------------------------------------------------------------
 

@@ -1,0 +1,94 @@
+"""The Spark planning job as a subprocess: the one runner `plan preview --engine spark` and
+the TUI's plan screen share. Its JSON progress lines go to `show`; cancelling the caller ends
+the job (SIGTERM — it stops its Spark session and exits 130 — then SIGKILL if slow)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ..paths import user_path
+from ..planning import plan_io
+from ..planning.plan import Prepared
+
+TERMINATE_SECONDS = 10.0  # then the job is killed
+
+Show = Callable[[str, int, int], None]  # stage, done, total
+
+
+def spark_log_path() -> Path:
+    return user_path("KAFKA_TUI_SPARK_LOG", "XDG_STATE_HOME", ".local/state", "spark-job.log")
+
+
+async def run_spark_job(
+    prepared: Prepared,
+    master: str,
+    show: Show,
+    started: Callable[[asyncio.subprocess.Process], None] = lambda _: None,
+) -> tuple[str | None, str | None]:
+    """(the plan document's text, None), or (None, why the job failed). Spark's own output
+    goes to `spark_log_path()`; files are written and read off the event loop."""
+    log = spark_log_path()
+    folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
+    try:
+        job_input, result = folder / "input.json", folder / "plan.json"
+        payload = json.dumps(plan_io.prepared_to_json(prepared))
+        await asyncio.to_thread(job_input.write_text, payload)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("w") as stderr:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "kafka_tui.planning.spark_job",
+                "--input",
+                str(job_input),
+                "--output",
+                str(result),
+                "--master",
+                master,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+            )
+            started(process)
+            try:
+                failure = await _follow(process, show)
+            except BaseException:
+                await stop(process)
+                raise
+        if process.returncode != 0 or failure:
+            return None, failure or f"exit {process.returncode}"
+        return await asyncio.to_thread(result.read_text), None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _follow(process: asyncio.subprocess.Process, show: Show) -> str | None:
+    assert process.stdout is not None
+    failure = None
+    async for raw in process.stdout:
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if line.get("stage") == "error":
+            failure = str(line.get("message"))
+        elif "done" in line:
+            show(str(line["stage"]), int(line["done"]), int(line["total"]))
+    await process.wait()
+    return failure
+
+
+async def stop(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM, then SIGKILL after TERMINATE_SECONDS."""
+    if process.returncode is None:
+        process.terminate()
+    try:
+        await asyncio.wait_for(process.wait(), TERMINATE_SECONDS)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
