@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from kafka_tui.planning import plan_io
@@ -81,6 +82,7 @@ def test_spark_local_1_writes_the_in_process_plan_byte_for_byte(tmp_path: Path) 
 
 def test_sigterm_ends_the_job_without_a_result(tmp_path: Path) -> None:
     prepared_input(tmp_path / "in.json")
+    before = _spark_jvms()
     result = tmp_path / "out.json"
     with (tmp_path / "spark.log").open("w") as log:
         job = subprocess.Popen(
@@ -100,8 +102,29 @@ def test_sigterm_ends_the_job_without_a_result(tmp_path: Path) -> None:
         assert job.stdout is not None
         first = json.loads(job.stdout.readline())
         assert first == {"stage": "session", "done": 0, "total": 1}
+        # Cancel once PySpark has started its JVM, the moment that once left it running.
+        deadline = time.monotonic() + 60
+        while not (_spark_jvms() - before) and time.monotonic() < deadline:
+            time.sleep(0.05)
         job.send_signal(signal.SIGTERM)
         rest = job.stdout.read()
         assert job.wait(timeout=120) == 130
     assert json.loads(rest.splitlines()[-1])["stage"] == "cancelled"
     assert not result.exists()
+    # Cancelled while PySpark starts its JVM, the JVM once lived on alone (1 GB heap).
+    deadline = time.monotonic() + 30
+    while (left := _spark_jvms() - before) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, f"Spark JVMs left running: {left}"
+
+
+def _spark_jvms() -> set[int]:
+    """PySpark gateway JVMs running on this machine (their command line ends in pyspark-shell)."""
+    found = set()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if cmdline.read_bytes().rstrip(b"\0").endswith(b"pyspark-shell"):
+                found.add(int(cmdline.parent.name))
+        except OSError:
+            continue
+    return found

@@ -18,6 +18,7 @@ install; a plain Python UDF needs neither and keeps to the DataFrame API.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -167,6 +168,20 @@ def _in_order(frame: Any, progress: TextIO, total: int) -> Iterator[tuple[str, T
         _progress(progress, "write", done, total)
 
 
+def _end_children() -> None:
+    """Kill what this process started: a cancel that lands while PySpark is still starting
+    its JVM leaves that JVM (1 GB heap) running on its own, with no session to stop."""
+    me = str(os.getpid())
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == me:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(stat.parent.name), signal.SIGKILL)
+
+
 def _cancel(signum: int, frame: FrameType | None) -> None:
     raise Cancelled(signal.Signals(signum).name)
 
@@ -187,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         run(args.input, args.output, args.master, progress)
     except (Cancelled, KeyboardInterrupt) as exc:
+        _end_children()
         _progress(progress, "cancelled", 0, 1)
         print(f"cancelled ({exc})", file=sys.stderr)
         return CANCELLED
