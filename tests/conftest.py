@@ -5,12 +5,14 @@ Set KAFKA_TUI_TEST_KEEP_CLUSTERS=1 to leave them running after the run for inspe
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,6 +52,7 @@ def _own_change_journal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
     path = tmp_path_factory.mktemp("state") / "recent-changes.jsonl"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KAFKA_TUI_JOURNAL", str(path))
+        patch.setenv("KAFKA_TUI_AUDIT_LOG", str(path.with_name("audit.jsonl")))
         yield
 
 
@@ -92,3 +95,77 @@ async def raw_admin(cluster: Cluster) -> AsyncIterator[KafkaAdmin]:
     settings = ConnectionSettings(cluster.bootstrap_servers)
     async with KafkaAdmin(settings, client_side_validation=False) as client:
         yield client
+
+
+# -- secured clusters (SASL_SSL + SCRAM-SHA-512, TLS from the cluster's own CA, ACLs) ----------
+
+
+@dataclass
+class SecuredCluster:
+    """A `dev-cluster up --security sasl_ssl` cluster with 2 brokers. Users: `admin` (super
+    user), `viewer` (Describe + DescribeConfigs on every topic and the cluster), `creator`
+    (viewer's rights + Create/Alter/Delete on topics prefixed `team-`)."""
+
+    mode: Mode
+    dev: DevCluster
+    bootstrap_servers: str
+    ca_file: str
+    # A CA that signed no broker certificate: connecting while trusting it must fail.
+    other_ca_file: str
+    users: dict[str, str]
+    zookeeper: str | None = None
+
+    @property
+    def mismatched_bootstrap_servers(self) -> str:
+        """The same brokers by an address their certificates do not name (127.0.0.2: secured
+        listeners bind 0.0.0.0; certificates carry localhost and 127.0.0.1 only)."""
+        return self.bootstrap_servers.replace("127.0.0.1", "127.0.0.2")
+
+    def settings(self, user: str = "admin", **changes: Any) -> ConnectionSettings:
+        """Connection settings logging in as `user`; `changes` override fields
+        (e.g. sasl_password="wrong", ssl_cafile=self.other_ca_file)."""
+        settings = ConnectionSettings(
+            self.bootstrap_servers,
+            security_protocol="SASL_SSL",
+            sasl_mechanism="SCRAM-SHA-512",
+            sasl_username=user,
+            sasl_password=self.users[user],
+            ssl_cafile=self.ca_file,
+        )
+        return dataclasses.replace(settings, **changes)
+
+
+def _start_secured(mode: Mode, root: Path) -> Iterator[SecuredCluster]:
+    dev = DevCluster(root)
+    try:
+        dev.up(mode, brokers=2, security="sasl_ssl")
+        status = dev.status()
+        security = status["security"]
+        yield SecuredCluster(
+            mode,
+            dev,
+            status["bootstrap_servers"],
+            security["ca_file"],
+            str(root.resolve() / "other-ca.pem"),
+            dict(security["users"]),
+            status["zookeeper"],
+        )
+    finally:
+        if not os.environ.get("KAFKA_TUI_TEST_KEEP_CLUSTERS"):
+            dev.down()
+
+
+@pytest.fixture(scope="session")
+def secured_kraft_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredCluster]:
+    yield from _start_secured("kraft", tmp_path_factory.mktemp("secured-kraft"))
+
+
+@pytest.fixture(scope="session")
+def secured_zk_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredCluster]:
+    yield from _start_secured("zk", tmp_path_factory.mktemp("secured-zk"))
+
+
+@pytest.fixture(scope="session", params=["kraft", "zk"])
+def secured_cluster(request: pytest.FixtureRequest) -> SecuredCluster:
+    """Each test that takes `secured_cluster` runs against both secured clusters."""
+    return request.getfixturevalue(f"secured_{request.param}_cluster")  # type: ignore[no-any-return]

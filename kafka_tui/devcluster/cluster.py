@@ -1,8 +1,10 @@
 """A real local Kafka cluster: KRaft 4.x (one controller + brokers) or ZooKeeper-mode 3.9.
 
-State lives in `<root>/cluster.json`, so one command can start the cluster and later ones
-(status, stop-broker, down) find it again. "Up" is decided by polling, never by sleeping a
-fixed time: every broker must answer a Metadata request listing every running broker.
+State lives in `<root>/cluster.json` (mode 0600: a secured cluster's passwords are in it), so
+one command can start the cluster and later ones (status, stop-broker, down) find it again.
+"Up" is decided by polling, never by sleeping a fixed time: every broker must answer a
+Metadata request listing every running broker, and on a secured cluster (security.py) every
+broker must enforce the roles' ACLs.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..admin.model import ConnectionSettings
 from ..paths import user_path
 from . import node, probe, props
+from . import security as security_module
 from .jars import KRAFT_VERSION, ZK_VERSION, KafkaJars, ensure_kafka
+from .security import Security, SecurityState
 
 Mode = Literal["kraft", "zk"]
 
@@ -55,6 +60,11 @@ class ClusterState:
     zookeeper: NodeState | None = None
     jars_downloaded: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    security: SecurityState | None = None
+
+    @property
+    def security_name(self) -> Security:
+        return "sasl_ssl" if self.security else "plaintext"
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ClusterState:
@@ -70,6 +80,7 @@ class ClusterState:
             zookeeper=opt(data.get("zookeeper")),
             jars_downloaded=data.get("jars_downloaded", False),
             timings=data.get("timings", {}),
+            security=SecurityState(**data["security"]) if data.get("security") else None,
         )
 
 
@@ -114,7 +125,9 @@ class DevCluster:
     def _save(self, state: ClusterState) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self._state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(state), indent=2))
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(json.dumps(asdict(state), indent=2))
         tmp.replace(self._state_file)
 
     def _require(self) -> ClusterState:
@@ -137,34 +150,50 @@ class DevCluster:
 
     # -- up / down -------------------------------------------------------------------------
 
-    def up(self, mode: Mode = "kraft", brokers: int = 3, timeout: float = 180.0) -> ClusterState:
+    def up(
+        self,
+        mode: Mode = "kraft",
+        brokers: int = 3,
+        timeout: float = 180.0,
+        security: Security = "plaintext",
+    ) -> ClusterState:
         started = time.monotonic()
         state = self.load()
-        if state is not None and (state.mode != mode or len(state.brokers) != brokers):
+        if state is not None and (
+            state.mode != mode or len(state.brokers) != brokers or state.security_name != security
+        ):
             raise ClusterError(
-                f"a {state.mode} cluster with {len(state.brokers)} broker(s) is already in "
-                f"{self.root}; run `kafka-tui dev-cluster down` first"
+                f"a {state.security_name} {state.mode} cluster with {len(state.brokers)} "
+                f"broker(s) is already in {self.root}; run `kafka-tui dev-cluster down` first"
             )
         if state is None:
-            state = self._fresh_state(mode, brokers)
+            state = self._fresh_state(mode, brokers, security)
         jars = self._jars(state)
         state.jars_downloaded = jars.downloaded
         self._save(state)
         self._start_quorum(state, jars, timeout)
+        if state.mode == "zk" and state.security is not None:
+            assert state.zookeeper is not None
+            probe.write_zk_scram_users(state.zookeeper.port, state.security.users)
         for b in state.brokers:
             if not self.running(b):
                 b.pid = self._spawn_broker(state, b, jars)
         self._save(state)
         for b in state.brokers:
             self._wait_broker_serving(state, b, timeout)
+        if state.security is not None:
+            self._grant_roles(state, timeout)
         state.timings["up_seconds"] = round(time.monotonic() - started, 2)
         self._save(state)
         return state
 
-    def _fresh_state(self, mode: Mode, count: int) -> ClusterState:
+    def _fresh_state(self, mode: Mode, count: int, security: Security) -> ClusterState:
         if count < 1:
             raise ClusterError("a cluster needs at least one broker")
         shutil.rmtree(self.root, ignore_errors=True)
+        secured = SecurityState.generate() if security == "sasl_ssl" else None
+        if secured is not None:
+            security_module.write_tls_material(self.root)
         ports = probe.free_ports(count + 1)
         brokers = [
             NodeState(name=f"broker-{i}", id=i, rack=props.rack_for(i), port=ports[i])
@@ -173,19 +202,40 @@ class DevCluster:
         if mode == "kraft":
             quorum = NodeState(name="controller", id=props.CONTROLLER_ID, port=ports[0])
             return ClusterState(
-                mode, KRAFT_VERSION, _kafka_cluster_id(), brokers, controller=quorum
+                mode,
+                KRAFT_VERSION,
+                _kafka_cluster_id(),
+                brokers,
+                controller=quorum,
+                security=secured,
             )
         return ClusterState(
-            mode, ZK_VERSION, "", brokers, zookeeper=NodeState("zookeeper", ports[0])
+            mode,
+            ZK_VERSION,
+            "",
+            brokers,
+            zookeeper=NodeState("zookeeper", ports[0]),
+            security=secured,
+        )
+
+    def _secured_props(self, state: ClusterState, n: NodeState) -> dict[str, str | int] | None:
+        if state.security is None:
+            return None
+        kraft = state.mode == "kraft"
+        if n is state.controller:
+            return security_module.authorizer_properties(kraft=kraft)
+        return security_module.broker_properties(
+            state.security, self.root, port=n.port, kraft=kraft
         )
 
     def _config(self, state: ClusterState, n: NodeState) -> Path:
         d = self._dir(n)
         path = d / "server.properties"
+        extra = self._secured_props(state, n)
         if state.mode == "kraft":
             assert state.controller is not None
             if n is state.controller:
-                return props.kraft_controller(path, port=n.port, data_dir=d / "data")
+                return props.kraft_controller(path, port=n.port, data_dir=d / "data", extra=extra)
             assert n.id is not None
             return props.kraft_broker(
                 path,
@@ -195,6 +245,7 @@ class DevCluster:
                 data_dir=d / "data",
                 brokers=len(state.brokers),
                 rack=n.rack,
+                extra=extra,
             )
         assert state.zookeeper is not None and n.id is not None
         return props.zk_broker(
@@ -205,6 +256,7 @@ class DevCluster:
             data_dir=d / "data",
             brokers=len(state.brokers),
             rack=n.rack,
+            extra=extra,
         )
 
     def _logging_flags(self, state: ClusterState, n: NodeState) -> list[str]:
@@ -235,6 +287,9 @@ class DevCluster:
                 "-c",
                 str(cfg),
             ]
+            if n is state.controller and state.security is not None:
+                # Only the controller's bootstrap metadata counts; it carries the users.
+                cmd += security_module.storage_scram_args(state.security)
             pending.append(
                 (n, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
             )
@@ -312,9 +367,40 @@ class DevCluster:
     def _live_ids(self, state: ClusterState) -> set[int]:
         return {b.id for b in state.brokers if b.id is not None and self.running(b)}
 
+    def _auth(
+        self, state: ClusterState, user: str = security_module.ADMIN
+    ) -> probe.ClientAuth | None:
+        if state.security is None:
+            return None
+        return probe.ClientAuth(
+            str(security_module.tls_files(self.root).ca), user, state.security.users[user]
+        )
+
+    def _grant_roles(self, state: ClusterState, timeout: float) -> None:
+        """Create the roles' ACLs, then wait until every running broker enforces them: each
+        learns of them on its own (KRaft: from the metadata log; ZooKeeper: a change znode)."""
+        auth = self._auth(state)
+        assert auth is not None
+        running = [b for b in state.brokers if self.running(b)]
+        wanted = probe.wanted_acls(security_module.ROLE_ACLS)
+        try:
+            probe.create_acls(running[0].port, auth, security_module.ROLE_ACLS)
+        except probe.ProbeError as exc:
+            raise ClusterError(f"the dev users' ACLs could not be created: {exc}") from None
+        for b in running:
+            port = b.port
+            self._wait_alive_and(
+                b,
+                f"{b.name} did not enforce the dev users' ACLs",
+                lambda: wanted <= probe.acls_seen_by(port, auth),  # noqa: B023 (used at once)
+                timeout,
+            )
+
     def _wait_broker_serving(self, state: ClusterState, b: NodeState, timeout: float) -> None:
+        auth = self._auth(state)
+
         def serving() -> bool:
-            seen = probe.brokers_seen_by(b.port)
+            seen = probe.brokers_seen_by(b.port, auth)
             return seen is not None and self._live_ids(state) <= seen
 
         self._wait_alive_and(
@@ -355,10 +441,12 @@ class DevCluster:
         b = self._broker(state, broker_id)
         node.stop(b.pid, self.root, b.name, kill=kill, timeout=timeout)
         others = [o for o in state.brokers if o is not b and self.running(o)]
+        auth = self._auth(state)
 
         def gone() -> bool:
             return all(
-                broker_id not in (probe.brokers_seen_by(o.port) or {broker_id}) for o in others
+                broker_id not in (probe.brokers_seen_by(o.port, auth) or {broker_id})
+                for o in others
             )
 
         _wait_for(f"broker {broker_id} still listed in metadata", gone, timeout, lambda: "")
@@ -458,4 +546,16 @@ class DevCluster:
             "brokers": [describe(b) for b in state.brokers],
             "jars_downloaded": state.jars_downloaded,
             "timings": state.timings,
-        }
+        } | security_module.status_entry(state.security, self.root)
+
+    def connection_settings(self, user: str = security_module.ADMIN) -> ConnectionSettings:
+        """How kafka-tui's admin client reaches this cluster (as `user` when it is secured)."""
+        state = self._require()
+        servers = self.bootstrap_servers(state)
+        if state.security is None:
+            return ConnectionSettings(servers)
+        if user not in state.security.users:
+            raise ClusterError(
+                f"no user {user!r} on this cluster (users: {', '.join(state.security.users)})"
+            )
+        return security_module.connection_settings(state.security, self.root, servers, user)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
 from .cluster import ClusterError, DevCluster
 from .jars import KRAFT_VERSION, ZK_VERSION, JarFetchError, ensure_kafka
+from .security import ADMIN, SECURITIES, USERS
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,6 +31,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     up.add_argument("--mode", choices=["kraft", "zk"], default="kraft")
     up.add_argument("--brokers", type=int, default=3)
     up.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for start-up")
+    up.add_argument(
+        "--security",
+        choices=SECURITIES,
+        default="plaintext",
+        help="sasl_ssl: TLS from the cluster's own CA, SCRAM-SHA-512 users admin, viewer and "
+        "creator with ACLs (default: plaintext, no authorization)",
+    )
     actions.add_parser("fetch", help="fetch the Kafka jars into the cache (once)")
     actions.add_parser("down", help="stop every node and delete the cluster's data")
     actions.add_parser("status", help="show nodes, ports, pids and memory")
@@ -47,6 +57,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "unregistered)",
     )
     remove.add_argument("broker_id", type=int, metavar="ID")
+    profile = actions.add_parser(
+        "profile", help="print a config.toml profile for this cluster (no password in it)"
+    )
+    profile.add_argument("name", metavar="NAME", help="the profile's name")
+    profile.add_argument(
+        "--user", choices=USERS, default=None, help=f"secured clusters: log in as (default {ADMIN})"
+    )
+    password = actions.add_parser(
+        "password", help="print one user's password (secured clusters), for `export X=$(...)`"
+    )
+    password.add_argument("user", choices=USERS, metavar="USER", help=", ".join(USERS))
     for p in (up, actions.choices["status"], add):
         p.add_argument("--output", choices=["table", "json"], default=argparse.SUPPRESS)
 
@@ -64,6 +85,55 @@ def _print_status(status: dict[str, Any], as_json: bool) -> None:
         rss = f"{b['rss_bytes'] / 2**20:.0f} MiB" if b["rss_bytes"] else "-"
         state = "running" if b["running"] else "STOPPED"
         print(f"  broker {b['id']}  {b['rack']}  127.0.0.1:{b['port']}  {state:8} {rss}")
+    if security := status.get("security"):
+        print(
+            f"security: {security['protocol']} {security['mechanism']}, CA {security['ca_file']}, "
+            f"users {', '.join(security['users'])} (`dev-cluster password USER` prints one)"
+        )
+
+
+def _toml_string(text: str) -> str:
+    # A JSON string of printable text is a valid TOML basic string.
+    return json.dumps(text)
+
+
+def password_env(profile: str) -> str:
+    return "KAFKA_TUI_" + re.sub(r"[^A-Z0-9]", "_", profile.upper()) + "_PASSWORD"
+
+
+def profile_toml(name: str, status: dict[str, Any], user: str | None, password_command: str) -> str:
+    """A `[profiles.NAME]` table reaching this cluster; secured: as `user` (default admin),
+    the password named by environment variable, never written out."""
+    key = name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else _toml_string(name)
+    security = status.get("security")
+    lines = [
+        f"# kafka-tui dev cluster ({status['mode']}, Kafka {status['kafka_version']}) "
+        f"in {status['dir']}"
+    ]
+    entries: dict[str, str] = {"bootstrap_servers": status["bootstrap_servers"]}
+    if security:
+        user = user or ADMIN
+        variable = password_env(name)
+        lines.append(f"# export {variable}=$({password_command} {user})")
+        entries |= {
+            "security_protocol": security["protocol"],
+            "sasl_mechanism": security["mechanism"],
+            "sasl_username": user,
+            "sasl_password_env": variable,
+            "ssl_cafile": security["ca_file"],
+        }
+    if status.get("zookeeper"):
+        entries["zookeeper_connect"] = status["zookeeper"]
+    lines.append(f"[profiles.{key}]")
+    lines += [f"{k} = {_toml_string(v)}" for k, v in entries.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _password_command(args: argparse.Namespace) -> str:
+    words = ["kafka-tui", "dev-cluster"]
+    if args.dir is not None:
+        words += ["--dir", str(args.dir.resolve())]
+    return shlex.join([*words, "password"])
 
 
 def run(args: argparse.Namespace, output: str) -> int:
@@ -72,7 +142,7 @@ def run(args: argparse.Namespace, output: str) -> int:
     try:
         match args.dev_action:
             case "up":
-                cluster.up(args.mode, args.brokers, args.timeout)
+                cluster.up(args.mode, args.brokers, args.timeout, security=args.security)
                 _print_status(cluster.status(), as_json)
             case "fetch":
                 for version in (KRAFT_VERSION, ZK_VERSION):
@@ -81,6 +151,20 @@ def run(args: argparse.Namespace, output: str) -> int:
                     print(f"Kafka {version}: {verb} in {jars.libs}")
             case "status":
                 _print_status(cluster.status(), as_json)
+            case "profile":
+                status = cluster.status()
+                if args.user is not None and "security" not in status:
+                    raise ClusterError("--user needs a secured cluster (up --security sasl_ssl)")
+                print(profile_toml(args.name, status, args.user, _password_command(args)), end="")
+            case "password":
+                state = cluster.load()
+                if state is None or state.security is None:
+                    where = "no" if state is None else "a plaintext"
+                    raise ClusterError(
+                        f"{where} dev cluster in {cluster.root}; passwords exist "
+                        "only on `up --security sasl_ssl` clusters"
+                    )
+                print(state.security.users[args.user])
             case "down":
                 print("stopped and removed" if cluster.down() else f"no cluster in {cluster.root}")
             case "stop-broker":

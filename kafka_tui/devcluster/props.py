@@ -7,7 +7,11 @@ replication is lowered when the cluster has fewer than three brokers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+
+# Settings that replace or add to a node's defaults (a secured cluster's listeners and TLS).
+Extra = Mapping[str, str | int] | None
 
 RACKS = ("rack-a", "rack-b", "rack-c")
 CONTROLLER_ID = 1000
@@ -35,7 +39,7 @@ def _internal_topics(brokers: int) -> dict[str, str | int]:
     }
 
 
-def kraft_controller(path: Path, *, port: int, data_dir: Path) -> Path:
+def kraft_controller(path: Path, *, port: int, data_dir: Path, extra: Extra = None) -> Path:
     return _write(
         path,
         {
@@ -46,6 +50,7 @@ def kraft_controller(path: Path, *, port: int, data_dir: Path) -> Path:
             "controller.listener.names": "CONTROLLER",
             "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
             "log.dirs": str(data_dir),
+            **(extra or {}),
         },
     )
 
@@ -59,6 +64,7 @@ def kraft_broker(
     data_dir: Path,
     brokers: int,
     rack: str | None = None,
+    extra: Extra = None,
 ) -> Path:
     return _write(
         path,
@@ -74,6 +80,7 @@ def kraft_broker(
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             "log.dirs": str(data_dir),
             **_internal_topics(brokers),
+            **(extra or {}),
         },
     )
 
@@ -101,6 +108,7 @@ def zk_broker(
     data_dir: Path,
     brokers: int,
     rack: str | None = None,
+    extra: Extra = None,
 ) -> Path:
     return _write(
         path,
@@ -112,6 +120,7 @@ def zk_broker(
             "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
             "log.dirs": str(data_dir),
             **_internal_topics(brokers),
+            **(extra or {}),
         },
     )
 
