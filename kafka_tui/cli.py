@@ -16,9 +16,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .admin import AdminError, ConnectionSettings, KafkaAdmin
+from .admin import AdminError, ConnectionSettings, KafkaAdmin, audit
 from .commands import parsing
-from .config import ConfigError, Profile, Settings, load_settings, resolve_profile
+from .config import (
+    ConfigError,
+    Profile,
+    Settings,
+    load_settings,
+    read_command_config,
+    resolve_profile,
+    with_properties,
+)
 
 EXIT_USAGE = 2
 
@@ -32,10 +40,18 @@ _COMMANDS = {
     "plan": ("kafka_tui.commands.plans", "bulk assignment plans: preview, apply, export"),
     "reassignments": ("kafka_tui.commands.reassign", "partition reassignments"),
     "dev-cluster": ("kafka_tui.devcluster.commands", "run a real local Kafka cluster"),
+    "audit": ("kafka_tui.commands.audit", "the audit log of the changes kafka-tui made"),
 }
 
 
-_VALUED_OPTIONS = {"--bootstrap-server", "--profile", "--config-file", "--output", "--zookeeper"}
+_VALUED_OPTIONS = {
+    "--bootstrap-server",
+    "--profile",
+    "--config-file",
+    "--command-config",
+    "--output",
+    "--zookeeper",
+}
 
 
 def _chosen(argv: Sequence[str]) -> set[str]:
@@ -61,6 +77,13 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser.add_argument("--bootstrap-server", metavar="HOST:PORT[,HOST:PORT]")
     parser.add_argument("--profile", metavar="NAME", help="a profile of the config file")
     parser.add_argument("--config-file", type=Path, metavar="FILE")
+    parser.add_argument(
+        "--command-config",
+        type=Path,
+        metavar="FILE",
+        help="kafka-topics.sh's client.properties (security.protocol, sasl.*, ssl.*): its "
+        "settings override the profile's",
+    )
     parser.add_argument("--output", choices=["table", "json"], default="table")
     parser.add_argument(
         "--zookeeper",
@@ -157,12 +180,29 @@ def _run_tui(args: argparse.Namespace, settings: Settings, profile: Profile | No
         or settings.default_profile
         or len(settings.profiles) <= 1
     ):
-        profile = resolve_profile(
-            settings, profile=args.profile, bootstrap_server=args.bootstrap_server
-        )
+        profile = _resolve(args, settings)
     app = make_app(settings, profile)
     app.run()
     return app.return_code or 0
+
+
+def _resolve(args: argparse.Namespace, settings: Settings) -> Profile:
+    """The profile, with --command-config's settings over it; the file's bootstrap.servers
+    serves when neither --bootstrap-server nor --profile is given."""
+    bootstrap = args.bootstrap_server
+    properties = read_command_config(args.command_config) if args.command_config else None
+    if properties and not bootstrap and not args.profile and properties.bootstrap_servers:
+        bootstrap = properties.bootstrap_servers
+    profile = resolve_profile(settings, profile=args.profile, bootstrap_server=bootstrap)
+    if properties is not None:
+        profile = with_properties(profile, properties)
+    if profile.ignored_properties:
+        print(
+            "kafka-tui: command config: ignored (not used by kafka-tui): "
+            f"{', '.join(profile.ignored_properties)}",
+            file=sys.stderr,
+        )
+    return profile
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -181,9 +221,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(args.config_file)
         if args.command is None:
             return _run_tui(args, settings)
-        profile = resolve_profile(
-            settings, profile=args.profile, bootstrap_server=args.bootstrap_server
-        )
+        if args.command == "audit":
+            from .commands import audit as audit_log
+
+            return audit_log.run_local(args, settings)
+        profile = _resolve(args, settings)
+        audit.configure(path=profile.audit_log, profile=profile.name)
         return asyncio.run(_run_admin(args, profile))
     except (ConfigError, parsing.UsageError) as exc:
         return _fail(str(exc))

@@ -10,10 +10,13 @@ import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from .admin.model import ConnectionSettings, SaslMechanism, SecurityProtocol
 from .paths import user_path
+
+if TYPE_CHECKING:
+    from .client_properties import ClientProperties
 
 
 class ConfigError(Exception):
@@ -30,6 +33,10 @@ class Profile:
     under_replicated: str = "disabled"
     placement: str = "client"
     placeholders_topic: str = "__kafka_tui_placeholders"
+    # Keys of a client.properties file (command_config) that kafka-tui does not use.
+    ignored_properties: tuple[str, ...] = ()
+    # Where the audit log goes ($KAFKA_TUI_AUDIT_LOG wins; default: the XDG state folder).
+    audit_log: str | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,8 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "under_replicated": str,
     "placement": str,
     "placeholders_topic": str,
+    "audit_log": str,
+    "command_config": str,
 }
 _UNDER_REPLICATED_MODES = ("disabled", "enabled", "enabled_prefer_observed")
 _TOP_KEYS = {"default_profile", "profiles", "keys"}
@@ -75,9 +84,11 @@ def load_settings(path: Path | None, *, required: bool = False) -> Settings:
             raise ConfigError(f"config file {target} does not exist")
         return Settings(profiles={})
     try:
-        data = tomllib.loads(target.read_text())
+        data = tomllib.loads(target.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{target}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{target}: not valid TOML: arrays or tables nested too deeply") from None
     except OSError as exc:
         raise ConfigError(f"{target}: cannot be read: {exc.strerror}") from None
     return parse_settings(data, target)
@@ -95,7 +106,7 @@ def parse_settings(data: dict[str, Any], source: Path | None = None) -> Settings
         raise ConfigError(f"{where}: [profiles] must be a table of profiles")
     profiles = {name: _parse_profile(name, body, where) for name, body in raw_profiles.items()}
     default = data.get("default_profile")
-    if default is not None and default not in profiles:
+    if default is not None and (not isinstance(default, str) or default not in profiles):
         raise ConfigError(
             f"{where}: default_profile '{default}' is not one of the profiles {sorted(profiles)}"
         )
@@ -128,14 +139,18 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
     if unknown:
         raise ConfigError(f"{at}: unknown key(s) {sorted(unknown)}; known: {sorted(_PROFILE_KEYS)}")
     for key, expected in _PROFILE_KEYS.items():
-        if key in body and not isinstance(body[key], expected):
+        # bool is an int to Python, not to TOML: `request_timeout_ms = true` is a mistake
+        wrong_bool = isinstance(body.get(key), bool) and expected is int
+        if key in body and (wrong_bool or not isinstance(body[key], expected)):
             kind = expected.__name__ if isinstance(expected, type) else "string or list"
             raise ConfigError(f"{at}: '{key}' must be a {kind}")
     servers = body.get("bootstrap_servers")
     if not servers:
         raise ConfigError(f"{at}: 'bootstrap_servers' is required")
     if isinstance(servers, list):
-        servers = ",".join(str(s) for s in servers)
+        if not all(isinstance(s, str) and s.strip() for s in servers):
+            raise ConfigError(f"{at}: 'bootstrap_servers' must list \"host:port\" strings")
+        servers = ",".join(servers)
     protocol = body.get("security_protocol", "PLAINTEXT")
     if protocol not in get_args(SecurityProtocol):
         raise ConfigError(
@@ -144,7 +159,11 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
     mechanism = body.get("sasl_mechanism")
     if mechanism is not None and mechanism not in get_args(SaslMechanism):
         raise ConfigError(f"{at}: sasl_mechanism must be one of {list(get_args(SaslMechanism))}")
-    if protocol.startswith("SASL") and not body.get("sasl_username"):
+    if (
+        protocol.startswith("SASL")
+        and not body.get("sasl_username")
+        and not body.get("command_config")
+    ):
         raise ConfigError(f"{at}: {protocol} needs 'sasl_username' and 'sasl_password_env'")
     timeout = body.get("request_timeout_ms", 30_000)
     if timeout <= 0:
@@ -174,7 +193,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
             f"{at}: placement = 'broker' leaves placement to Kafka and works only with "
             "under_replicated = 'disabled'"
         )
-    return Profile(
+    profile = Profile(
         name,
         connection,
         body.get("zookeeper_connect"),
@@ -182,7 +201,39 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         mode,
         placement,
         body.get("placeholders_topic", "__kafka_tui_placeholders"),
+        audit_log=str(_expanded(body, "audit_log", at)) if "audit_log" in body else None,
     )
+    if "command_config" in body:
+        profile = with_command_config(profile, Path(body["command_config"]), at)
+    return profile
+
+
+def with_command_config(profile: Profile, path: Path, at: str = "") -> Profile:
+    """`profile` with a kafka-topics.sh client.properties file's settings over its own."""
+    properties = read_command_config(path, at)
+    try:
+        return with_properties(profile, properties)
+    except ConfigError as exc:
+        raise ConfigError(f"{at}: {exc}" if at else str(exc)) from None
+
+
+def read_command_config(path: Path, at: str = "") -> ClientProperties:
+    from .client_properties import PropertiesError, read_client_properties
+
+    try:
+        return read_client_properties(path)
+    except PropertiesError as exc:
+        raise ConfigError(f"{at}: {exc}" if at else str(exc)) from None
+
+
+def with_properties(profile: Profile, properties: ClientProperties) -> Profile:
+    connection = properties.apply(profile.connection)
+    if connection.security_protocol.startswith("SASL") and not connection.sasl_username:
+        raise ConfigError(
+            f"{properties.source}: security.protocol={connection.security_protocol} needs "
+            "sasl.jaas.config with a username and password"
+        )
+    return replace(profile, connection=connection, ignored_properties=properties.ignored)
 
 
 def _secret(body: dict[str, Any], key: str, at: str) -> str | None:
@@ -199,10 +250,17 @@ def _existing_file(body: dict[str, Any], key: str, at: str) -> str | None:
     value = body.get(key)
     if value is None:
         return None
-    path = Path(value).expanduser()
+    path = _expanded(body, key, at)
     if not path.is_file():
         raise ConfigError(f"{at}: '{key}' file {path} does not exist")
     return str(path)
+
+
+def _expanded(body: dict[str, Any], key: str, at: str) -> Path:
+    try:
+        return Path(body[key]).expanduser()
+    except RuntimeError:  # ~name of a user this system does not know
+        raise ConfigError(f"{at}: '{key}' starts with an unknown user's ~: {body[key]}") from None
 
 
 def resolve_profile(

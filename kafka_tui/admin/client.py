@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from . import protocol, validation
+from . import audit, protocol, validation
 from .batches import (
     KNOWN_INTERNAL_TOPICS,
     as_requested,
@@ -205,6 +205,18 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         timeout_ms: int = 30_000,
         validate_only: bool = False,
     ) -> list[TopicResult]:
+        return await audit.audited(
+            self,
+            "partitions",
+            [r.topic for r in requests],
+            audit.grows(requests),
+            self._create_partitions(requests, timeout_ms, validate_only),
+            skip=validate_only,
+        )
+
+    async def _create_partitions(
+        self, requests: Sequence[NewPartitions], timeout_ms: int, validate_only: bool
+    ) -> list[TopicResult]:
         names = [r.topic for r in requests]
         current: dict[str, TopicDescription] = {}
         missing: dict[str, TopicResult] = {}
@@ -262,6 +274,17 @@ class KafkaAdmin(AdminReads, AdminReassignments):
 
     async def delete_topics(
         self, names: Sequence[str], *, timeout_ms: int = 30_000, allow_internal: bool = False
+    ) -> list[TopicResult]:
+        return await audit.audited(
+            self,
+            "topics delete",
+            list(names),
+            {"allow_internal": True} if allow_internal else {},
+            self._delete_topics(names, timeout_ms, allow_internal),
+        )
+
+    async def _delete_topics(
+        self, names: Sequence[str], timeout_ms: int, allow_internal: bool
     ) -> list[TopicResult]:
         metadata = await self._metadata(list(dict.fromkeys(names)))
         # ZooKeeper-mode 3.9 answers a deletion by name with no topic id; the id tells a later
@@ -321,6 +344,18 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         self, changes: dict[str, list[ConfigChange]], *, validate_only: bool = False
     ) -> list[TopicResult]:
         """Incremental: only the named keys change; every other override is kept."""
+        return await audit.audited(
+            self,
+            "configs alter",
+            list(changes),
+            audit.config_changes(changes),
+            self._alter_topic_configs(changes, validate_only),
+            skip=validate_only,
+        )
+
+    async def _alter_topic_configs(
+        self, changes: dict[str, list[ConfigChange]], validate_only: bool
+    ) -> list[TopicResult]:
         names = list(changes)
 
         def check(i: int) -> ValidationError | None:

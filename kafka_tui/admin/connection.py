@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from aiokafka.client import AIOKafkaClient
@@ -26,7 +29,7 @@ from aiokafka.errors import (
 from aiokafka.helpers import create_ssl_context
 from aiokafka.protocol.metadata import MetadataRequest as AiokafkaMetadataRequest
 
-from . import protocol
+from . import diagnose, protocol
 from .errors import AdminError, ConnectionFailed
 from .journal import ChangeJournal, Expectation
 from .model import ConnectionSettings
@@ -100,14 +103,7 @@ def security_kwargs(s: ConnectionSettings) -> dict[str, Any]:
     """aiokafka's security arguments for a profile (clients, producers and consumers alike)."""
     kwargs: dict[str, Any] = {"security_protocol": s.security_protocol}
     if s.security_protocol in ("SSL", "SASL_SSL"):
-        ssl_context = create_ssl_context(
-            cafile=s.ssl_cafile,
-            certfile=s.ssl_certfile,
-            keyfile=s.ssl_keyfile,
-            password=s.ssl_password,
-        )
-        ssl_context.check_hostname = s.ssl_check_hostname
-        kwargs["ssl_context"] = ssl_context
+        kwargs["ssl_context"] = ssl_context(s)
     if s.security_protocol.startswith("SASL"):
         kwargs |= {
             "sasl_mechanism": s.sasl_mechanism or "PLAIN",
@@ -115,6 +111,25 @@ def security_kwargs(s: ConnectionSettings) -> dict[str, Any]:
             "sasl_plain_password": s.sasl_password,
         }
     return kwargs
+
+
+def ssl_context(s: ConnectionSettings) -> ssl.SSLContext:
+    context: ssl.SSLContext = create_ssl_context(
+        cafile=s.ssl_cafile,
+        cadata=s.ssl_cadata,
+        certfile=s.ssl_certfile,
+        keyfile=s.ssl_keyfile,
+        password=s.ssl_password,
+    )
+    if s.ssl_cert_pem and s.ssl_key_pem:
+        # Python's ssl loads a client key only from a file: a private folder, gone at once.
+        with tempfile.TemporaryDirectory(prefix="kafka-tui-") as folder:
+            chain = Path(folder) / "client.pem"
+            chain.touch(mode=0o600)
+            chain.write_text(s.ssl_key_pem + "\n" + s.ssl_cert_pem)
+            context.load_cert_chain(str(chain), password=s.ssl_password)
+    context.check_hostname = s.ssl_check_hostname
+    return context
 
 
 class AdminConnection:
@@ -146,23 +161,28 @@ class AdminConnection:
 
     async def connect(self) -> None:
         s = self.settings
+        try:
+            security = security_kwargs(s)
+        except (ssl.SSLError, OSError, ValueError) as exc:
+            raise ConnectionFailed(diagnose.unusable_tls_settings(s, exc)) from None
         client = _BrokersOnlyClient(
             bootstrap_servers=s.bootstrap_servers,
             client_id=s.client_id,
             # Per-request deadlines are ours (_send); this only bounds a stuck connection.
             request_timeout_ms=max(s.request_timeout_ms, 600_000),
-            **security_kwargs(s),
+            **security,
         )
         client.refresh_timeout_s = s.request_timeout_ms / 1000
         try:
             await asyncio.wait_for(client.bootstrap(), s.request_timeout_ms / 1000)
         except (KafkaError, OSError, TimeoutError) as exc:
             await client.close()
-            reason = "no bootstrap server answered" if isinstance(exc, KafkaError) else exc
+            # aiokafka logs each bootstrap server's failure and raises a generic error: one
+            # more attempt, ours, tells a wrong password from an untrusted certificate.
+            reason = await diagnose.why_not(s, security, exc)
             raise ConnectionFailed(
                 f"Cannot connect to Kafka at {s.bootstrap_servers} ({s.security_protocol}): "
-                f"{reason or 'timed out'}. Check the address, that the brokers are up, and "
-                "the security settings."
+                f"{reason}"
             ) from None
         self._client = client
 

@@ -24,6 +24,11 @@ class ConnectionSettings:
     ssl_keyfile: str | None = None
     ssl_password: str | None = field(default=None, repr=False)
     ssl_check_hostname: bool = True
+    # From a client.properties file (client_properties.py): certificates to trust given as
+    # PEM text, and a client certificate chain + key held in memory (PKCS12 / inline PEM).
+    ssl_cadata: str | None = None
+    ssl_cert_pem: str | None = field(default=None, repr=False)
+    ssl_key_pem: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)

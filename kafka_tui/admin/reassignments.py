@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import protocol
+from . import audit, protocol
 from .connection import AdminConnection, poll_until
 from .errors import AdminError, KafkaRequestError, ValidationError, error_name
 from .protocol_cluster import (
@@ -167,6 +167,23 @@ class AdminReassignments(AdminConnection):
         A success means the controller accepted the target: the data still has to be copied.
         Use `wait_for_reassignments` to wait for the moves to finish.
         """
+        cancels = sum(1 for m in moves if m.replicas is None)
+        return await audit.audited(
+            self,
+            "reassign cancel" if moves and cancels == len(moves) else "reassign",
+            list(dict.fromkeys(m.topic for m in moves)),
+            {
+                "partitions": len(moves),
+                "cancel": cancels,
+                "brokers": sorted({b for m in moves for b in m.replicas or []}),
+            },
+            self._alter_partition_reassignments(moves, timeout_ms),
+            skip=not moves,
+        )
+
+    async def _alter_partition_reassignments(
+        self, moves: Sequence[PartitionMove], timeout_ms: int
+    ) -> list[MoveResult]:
         refused: dict[int, MoveResult] = {}
         if self.client_side_validation:
             seen: set[tuple[str, int]] = set()
@@ -295,6 +312,11 @@ class AdminReassignments(AdminConnection):
         """Forget a stopped KRaft broker for good (it no longer counts as observed). Raises
         BrokerStillLive for a running broker, KafkaRequestError for the controller's errors,
         AdminError UNSUPPORTED_VERSION on ZooKeeper-mode clusters."""
+        await audit.audited(
+            self, "broker forget", [], {"broker": broker_id}, self._unregister_broker(broker_id)
+        )
+
+    async def _unregister_broker(self, broker_id: int) -> None:
         what = f"Broker {broker_id}"
         if broker_id < 0:
             raise ValidationError(
@@ -333,6 +355,7 @@ class AdminReassignments(AdminConnection):
             raise KafkaRequestError(
                 name, _sentence(name, "Describing the cluster", response["error_message"])
             )
+        self.cluster_id = response["cluster_id"] or self.cluster_id
         return {
             b["broker_id"]: f"{b['host']}:{b['port']}"
             for b in response["brokers"]
@@ -377,6 +400,15 @@ class AdminReassignments(AdminConnection):
     async def set_replication_throttle(self, throttle: ReplicationThrottle) -> None:
         """Set the throttle rates on the brokers, then the throttled replicas on the topics.
         Raises KafkaRequestError on the first refusal."""
+        await audit.audited(
+            self,
+            "throttle",
+            sorted(set(throttle.leaders) | set(throttle.followers)),
+            {"rate": throttle.rate, "brokers": sorted(set(throttle.brokers))},
+            self._set_replication_throttle(throttle),
+        )
+
+    async def _set_replication_throttle(self, throttle: ReplicationThrottle) -> None:
         rate = str(throttle.rate)
         await self._alter_broker_configs(
             throttle.brokers,
@@ -406,6 +438,18 @@ class AdminReassignments(AdminConnection):
     ) -> None:
         """Remove the throttle rates from `brokers` (the live ones; a stopped broker keeps its
         dynamic config until it is cleared again) and the throttled replicas from `topics`."""
+        await audit.audited(
+            self,
+            "throttle clear",
+            list(topics),
+            {"brokers": sorted(set(brokers))},
+            self._clear_replication_throttle(brokers, topics),
+            skip=not brokers and not topics,
+        )
+
+    async def _clear_replication_throttle(
+        self, brokers: Sequence[int], topics: Sequence[str]
+    ) -> None:
         await self._alter_broker_configs(
             brokers, [(key, protocol.OP_DELETE, None) for key in THROTTLE_RATES]
         )

@@ -8,7 +8,7 @@ import asyncio
 import json
 import sys
 
-from ..admin import AdminError, KafkaAdmin, ReadOnlyProfile
+from ..admin import AdminError, KafkaAdmin, ReadOnlyProfile, audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from . import output, parsing
@@ -115,7 +115,14 @@ async def _forget(
             )
         else:
             async with zookeeper_extras(zookeeper) as zk:
-                known = await zk.forget(broker)
+                known = await audit.audited(
+                    admin,
+                    "broker forget",
+                    [],
+                    {"broker": broker},
+                    zk.forget(broker),
+                    cluster_id=info.cluster_id,
+                )
             message = (
                 f"Broker {broker} forgotten (/brokers/observed_ids/{broker} removed)."
                 if known

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from ..admin import KafkaAdmin
+from ..admin import KafkaAdmin, audit
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore
 from ..admin.reassignments import PartitionMove
 from ..planning.filling import OpenSlot, choose_fills
@@ -122,7 +122,8 @@ async def fill_placeholders(
         PartitionMove(t, p, [*replicas[(t, p)], *brokers])
         for (t, p), brokers in sorted(added.items())
     ]
-    answers = await admin.alter_partition_reassignments(moves) if moves else []
+    with audit.operation("placeholders fill"):
+        answers = await admin.alter_partition_reassignments(moves) if moves else []
     accepted = [(m.topic, m.partition) for m, a in zip(moves, answers, strict=True) if a.ok]
     deadline = time.monotonic() + timeout_ms / 1000
     unfinished = await admin.wait_for_reassignments(accepted, deadline)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from ..admin import KafkaAdmin, NewPartitions, TopicDescription, TopicResult, TopicSpec
+from ..admin import KafkaAdmin, NewPartitions, TopicDescription, TopicResult, TopicSpec, audit
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore, Slot
 
 if TYPE_CHECKING:
@@ -488,6 +488,12 @@ async def grow_in_zookeeper(
         current = len(snapshot.topics[topic].partitions)
         new = {current + i: lists for i, lists in enumerate(plan.grow.assignment)}
         async with zookeeper_extras(zookeeper) as zk:
-            await zk.add_partitions(topic, new)
+            await audit.audited(
+                admin,
+                "partitions",
+                [topic],
+                {"partitions": total, "assignment": True, "via": "zookeeper"},
+                zk.add_partitions(topic, new),
+            )
         admin.expect_partitions(topic, total)
     return decorate(result, plan, validate_only)

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..admin import KafkaAdmin, NewPartitions, ReadOnlyProfile, TopicResult, TopicSpec
+from ..admin import KafkaAdmin, NewPartitions, ReadOnlyProfile, TopicResult, TopicSpec, audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..planning import plan_io
@@ -442,7 +442,10 @@ async def apply_document(
             )
     batches = [creates[i : i + batch_size] for i in range(0, len(creates), batch_size)]
     batches += [grows[i : i + batch_size] for i in range(0, len(grows), batch_size)]
-    with _progress_bar(as_json, "applying", len(creates) + len(grows)) as advance:
+    with (
+        audit.operation("plan apply"),
+        _progress_bar(as_json, "applying", len(creates) + len(grows)) as advance,
+    ):
         for batch in batches:
             done = await _send(admin, snapshot, store, zookeeper, batch, timeout_ms)
             results.update((r.topic, r) for r in done)

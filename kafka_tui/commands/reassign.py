@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ..admin import KafkaAdmin, ReadOnlyProfile, TopicResult
+from ..admin import KafkaAdmin, ReadOnlyProfile, TopicResult, audit
 from ..admin.connection import poll_until
 from ..admin.reassignments import PartitionMove, ReplicationThrottle
 from ..config import Profile
@@ -179,7 +179,8 @@ async def alter_replication_factor(
             live_only=not snapshot.kraft,
         ):
             plans[plan.topic] = plan
-    return await _execute(args, admin, snapshot, [plans[n] for n in names])
+    with audit.operation("replication-factor"):
+        return await _execute(args, admin, snapshot, [plans[n] for n in names])
 
 
 async def reassign_topics(
@@ -227,7 +228,8 @@ async def reassign_topics(
         plans = [by_topic.get(n) or _missing(n) for n in chosen]
         if not names:  # every topic: show only those that hold a replica on the broker
             plans = [p for p in plans if p.moves or p.error]
-    return await _execute(args, admin, snapshot, plans)
+    with audit.operation("reassign"):
+        return await _execute(args, admin, snapshot, plans)
 
 
 async def _execute(

@@ -15,6 +15,7 @@ from ..admin import (
     TopicDescription,
     TopicResult,
     TopicSpec,
+    audit,
 )
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
@@ -223,7 +224,8 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
                 raise parsing.UsageError(
                     "topics alter: give --partitions N or --replication-factor N"
                 )
-            return output.results(await _alter(args, profile, admin), as_json)
+            with audit.operation("topics alter"):
+                return output.results(await _alter(args, profile, admin), as_json)
         case "reassign":
             names = await _named_topics(args, admin) if args.topics or args.topic else []
             return await reassign.reassign_topics(

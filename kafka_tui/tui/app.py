@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker
 
-from ..admin import KafkaAdmin
+from ..admin import KafkaAdmin, audit
 from ..config import Profile, Settings
 from .screens.error import ErrorScreen
 from .screens.metadata import MetadataScreen
@@ -56,6 +56,11 @@ class KafkaTuiApp(App[None]):
         """Show `profile`'s cluster as the home screen (replacing another profile's)."""
         old = self.admin
         self.profile = profile
+        audit.configure(
+            path=profile.audit_log,
+            profile=profile.name,
+            warn=lambda text: self.notify(text, title="Audit log", severity="warning"),
+        )
         self.admin = self.admin_factory(profile)
         self.sub_title = f"{profile.name}{' (read-only)' if profile.read_only else ''}"
         if old is not None:

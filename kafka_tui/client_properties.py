@@ -1,0 +1,271 @@
+"""kafka-topics.sh's `--command-config client.properties`: the Java client's security settings
+read into a ConnectionSettings.
+
+Only what an admin client needs is understood (security.protocol, sasl.*, ssl.*, client.id,
+request.timeout.ms, bootstrap.servers); every other key is reported as ignored, never fatal.
+Error messages name the file, line and key, and never a value: values of these files are
+passwords more often than not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_args
+
+from .admin.model import ConnectionSettings, SaslMechanism, SecurityProtocol
+
+
+class PropertiesError(ValueError):
+    """The file is unusable; the message says where and why, without any value."""
+
+
+@dataclass(frozen=True)
+class ClientProperties:
+    """What a client.properties file sets: ConnectionSettings fields, and the keys ignored."""
+
+    source: str
+    overrides: dict[str, Any] = field(default_factory=dict, repr=False)
+    bootstrap_servers: str | None = None
+    ignored: tuple[str, ...] = ()
+
+    def apply(self, connection: ConnectionSettings) -> ConnectionSettings:
+        """The file's settings over the profile's (the command line names the file last)."""
+        return ConnectionSettings(**{**connection.__dict__, **self.overrides})
+
+
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_SPACE = " \t\f"  # Java's whitespace here; other Unicode spaces belong to keys and values
+
+
+def parse_properties(text: str, where: str) -> dict[str, tuple[int, str]]:
+    """Java's .properties format: `#`/`!` comments, `key=value`, `key: value` or `key value`,
+    backslash line continuations and escapes. Returns key -> (line number, value)."""
+    entries: dict[str, tuple[int, str]] = {}
+    # Java ends lines at \n, \r and \r\n only (str.splitlines also splits at \f, \x85, ...)
+    lines = _LINE_END.split(text)
+    i = 0
+    while i < len(lines):
+        number = i + 1
+        logical = lines[i].lstrip(_SPACE)
+        i += 1
+        if not logical or logical[0] in "#!":
+            continue
+        while _continues(logical) and i < len(lines):
+            logical = logical[:-1] + lines[i].lstrip(_SPACE)
+            i += 1
+        if _continues(logical):
+            logical = logical[:-1]
+        key, value = _split(logical)
+        key = _unescape(key, where, number)
+        if not key:
+            raise PropertiesError(f"{where}:{number}: a line with a value but no key")
+        entries[key] = (number, _unescape(value, where, number))
+    return entries
+
+
+def _continues(line: str) -> bool:
+    trailing = len(line) - len(line.rstrip("\\"))
+    return trailing % 2 == 1
+
+
+def _split(line: str) -> tuple[str, str]:
+    i = 0
+    while i < len(line):
+        char = line[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char in "=:" or char in _SPACE:
+            key, rest = line[:i], line[i:].lstrip(_SPACE)
+            if char in _SPACE and rest[:1] in ("=", ":"):
+                rest = rest[1:].lstrip(_SPACE)
+            elif char not in _SPACE:
+                rest = line[i + 1 :].lstrip(_SPACE)
+            return key, rest
+        i += 1
+    return line, ""
+
+
+def _unescape(text: str, where: str, number: int) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char != "\\":
+            out.append(char)
+            i += 1
+            continue
+        nxt = text[i + 1 : i + 2]
+        if nxt == "u":
+            digits = text[i + 2 : i + 6]
+            if not re.fullmatch(r"[0-9a-fA-F]{4}", digits):
+                raise PropertiesError(f"{where}:{number}: a malformed \\uXXXX escape")
+            out.append(chr(int(digits, 16)))
+            i += 6
+            continue
+        out.append(_ESCAPES.get(nxt, nxt))
+        i += 2
+    try:
+        # Java strings are UTF-16: \ud83d\ude00 is one character, a lone half is no text
+        return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16")
+    except UnicodeDecodeError:
+        raise PropertiesError(
+            f"{where}:{number}: a \\uXXXX escape is half of a surrogate pair"
+        ) from None
+
+
+# -- JAAS --------------------------------------------------------------------------------------
+
+_LOGIN_MODULES = {
+    "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
+    "org.apache.kafka.common.security.plain.PlainLoginModule": "PLAIN",
+}
+_JAAS = re.compile(
+    r"\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)"
+    r"(?P<options>.*?)\s*;\s*$",
+    re.DOTALL,
+)
+_OPTION = re.compile(r'\s*([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s";]+))', re.DOTALL)
+
+
+def parse_jaas(text: str, where: str) -> tuple[str, dict[str, str]]:
+    """`sasl.jaas.config`: one login module with its options -> (kind, options)."""
+    match = _JAAS.fullmatch(text)
+    if match is None:
+        raise PropertiesError(
+            f'{where} is not `LoginModule required username="..." '
+            'password="...";` (one login module, ending with a semicolon)'
+        )
+    module = match["module"]
+    kind = _LOGIN_MODULES.get(module)
+    if kind is None:
+        # a password whose quotes went missing lands here: name only a class of that form
+        named = f"the login module {module}" if module.endswith("LoginModule") else "a login module"
+        raise PropertiesError(
+            f"{where} names {named} that kafka-tui does not support; it supports "
+            "ScramLoginModule and PlainLoginModule (SASL/SCRAM and SASL/PLAIN)"
+        )
+    options: dict[str, str] = {}
+    rest = match["options"]
+    position = 0
+    while rest[position:].strip():
+        option = _OPTION.match(rest, position)
+        if option is None:
+            raise PropertiesError(
+                f'{where} has a malformed option after the login module (expected name="value")'
+            )
+        quoted = option[2]
+        value = re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else option[3]
+        options[option[1]] = value
+        position = option.end()
+    for needed in ("username", "password"):
+        if needed not in options:
+            raise PropertiesError(f"{where} has no {needed}=")
+    return kind, options
+
+
+# -- the file ----------------------------------------------------------------------------------
+
+_HANDLED = {
+    "security.protocol",
+    "sasl.mechanism",
+    "sasl.jaas.config",
+    "ssl.truststore.location",
+    "ssl.truststore.type",
+    "ssl.truststore.password",
+    "ssl.truststore.certificates",
+    "ssl.keystore.location",
+    "ssl.keystore.type",
+    "ssl.keystore.password",
+    "ssl.keystore.key",
+    "ssl.keystore.certificate.chain",
+    "ssl.key.password",
+    "ssl.endpoint.identification.algorithm",
+    "client.id",
+    "request.timeout.ms",
+    "bootstrap.servers",
+}
+
+
+def read_client_properties(path: Path) -> ClientProperties:
+    """Read and check a client.properties file; PropertiesError says what is wrong."""
+    where = str(path)
+    try:
+        text = path.expanduser().read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PropertiesError(f"command config {where} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise PropertiesError(f"command config {where} cannot be read: {reason}") from None
+    except (RuntimeError, ValueError):  # ~unknown-user, or a NUL byte in the path
+        raise PropertiesError(f"command config {where} is not a usable path") from None
+    return client_properties(parse_properties(text, where), where)
+
+
+def client_properties(entries: dict[str, tuple[int, str]], where: str) -> ClientProperties:
+    from . import client_stores  # cryptography loads only when a file names a keystore
+
+    values = {key: value for key, (_, value) in entries.items()}
+
+    def at(key: str) -> str:
+        return f"{where}:{entries[key][0]}: {key}"
+
+    overrides: dict[str, Any] = {}
+    protocol = values.get("security.protocol")
+    if protocol is not None:
+        protocol = protocol.strip().upper()
+        if protocol not in get_args(SecurityProtocol):
+            raise PropertiesError(
+                f"{at('security.protocol')} must be one of {', '.join(get_args(SecurityProtocol))}"
+            )
+        overrides["security_protocol"] = protocol
+    mechanism = values.get("sasl.mechanism")
+    if mechanism is not None:
+        mechanism = mechanism.strip().upper()
+        if mechanism not in get_args(SaslMechanism):
+            raise PropertiesError(
+                f"{at('sasl.mechanism')} must be one of "
+                f"{', '.join(get_args(SaslMechanism))} (kafka-tui speaks SASL/PLAIN and "
+                "SASL/SCRAM)"
+            )
+        overrides["sasl_mechanism"] = mechanism
+    if "sasl.jaas.config" in values:
+        kind, options = parse_jaas(values["sasl.jaas.config"], at("sasl.jaas.config"))
+        chosen = mechanism or ("PLAIN" if kind == "PLAIN" else None)
+        if chosen is None or not chosen.startswith(kind):
+            raise PropertiesError(
+                f"{at('sasl.jaas.config')}: the {kind} login module does not match "
+                f"sasl.mechanism={mechanism or 'GSSAPI (Kafka default)'}; set sasl.mechanism"
+            )
+        overrides |= {
+            "sasl_mechanism": chosen,
+            "sasl_username": options["username"],
+            "sasl_password": options["password"],
+        }
+    elif (protocol or "").startswith("SASL"):
+        raise PropertiesError(
+            f"{where}: security.protocol={protocol} needs sasl.jaas.config with a username and "
+            "password"
+        )
+    overrides |= client_stores.tls_settings(values, at)
+    algorithm = values.get("ssl.endpoint.identification.algorithm")
+    if algorithm is not None:
+        if algorithm.strip().lower() not in ("", "https"):
+            raise PropertiesError(
+                f"{at('ssl.endpoint.identification.algorithm')} must be https (check the "
+                "broker's host name, the default) or empty (do not)"
+            )
+        overrides["ssl_check_hostname"] = algorithm.strip() != ""
+    if "client.id" in values:
+        overrides["client_id"] = values["client.id"]
+    if "request.timeout.ms" in values:
+        timeout = values["request.timeout.ms"].strip()
+        if not (timeout.isascii() and timeout.isdigit()) or int(timeout) <= 0:
+            raise PropertiesError(f"{at('request.timeout.ms')} must be a positive integer")
+        overrides["request_timeout_ms"] = int(timeout)
+    ignored = tuple(sorted(k for k in values if k not in _HANDLED))
+    servers = values.get("bootstrap.servers", "").strip() or None
+    return ClientProperties(where, overrides, servers, ignored)
