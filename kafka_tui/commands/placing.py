@@ -302,11 +302,17 @@ async def create_topics(
     *,
     timeout_ms: int = 30_000,
     validate_only: bool = False,
+    topic_ids: bool = True,
 ) -> list[TopicResult]:
+    """`topic_ids=False`: bulk creates skip the ids (KafkaAdmin.create_topics) unless a
+    placeholder record needs them (a record outlives a topic deleted and created again)."""
     plans = plan_creates(snapshot, specs, options)
     to_send = [p.spec for p in plans if p.spec is not None]
+    topic_ids = topic_ids or any(has_placeholders(p) for p in plans)
     sent = iter(
-        await admin.create_topics(to_send, timeout_ms=timeout_ms, validate_only=validate_only)
+        await admin.create_topics(
+            to_send, timeout_ms=timeout_ms, validate_only=validate_only, topic_ids=topic_ids
+        )
     )
     results = [
         p.refusal if p.refusal is not None else decorate(next(sent), p, validate_only)
@@ -315,6 +321,10 @@ async def create_topics(
     if not validate_only:
         await record_placeholders(admin, store, snapshot, plans, results)
     return results
+
+
+def has_placeholders(plan: Planned) -> bool:
+    return plan.placement is not None and any(plan.placement.placeholder_racks)
 
 
 async def record_placeholders(

@@ -476,7 +476,8 @@ async def _send(
     results: list[TopicResult] = []
     specs = [p.spec for p in batch if p.spec is not None]
     if specs:
-        sent = await admin.create_topics(specs, timeout_ms=timeout_ms)
+        ids = any(placing.has_placeholders(p) for p in batch)
+        sent = await admin.create_topics(specs, timeout_ms=timeout_ms, topic_ids=ids)
         results = [placing.decorate(r, p, False) for r, p in zip(sent, batch, strict=True)]
     else:
         by_kafka = [p for p in batch if not p.via_zookeeper and p.grow is not None]

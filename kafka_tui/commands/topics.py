@@ -313,7 +313,7 @@ async def _create(
     options = placement_options(args, profile)
     if options.placement == "broker" or assignment is not None:
         results = await admin.create_topics(
-            specs, timeout_ms=args.timeout_ms, validate_only=args.validate_only
+            specs, timeout_ms=args.timeout_ms, validate_only=args.validate_only, topic_ids=False
         )
     else:
         store = PlaceholderStore(profile.connection, profile.placeholders_topic)
@@ -328,6 +328,7 @@ async def _create(
             store,
             timeout_ms=args.timeout_ms,
             validate_only=args.validate_only,
+            topic_ids=False,
         )
     if args.if_not_exists:
         results = [
