@@ -127,6 +127,26 @@ def test_rare_shapes_decode_as_aiokafka_decodes_them() -> None:
     assert both_ways(empty)[0] == both_ways(empty)[1]
 
 
+def test_names_only_decoding_counts_the_partitions_it_skips() -> None:
+    """A deletion's check reads names, ids and partition counts only (protocol.py): the
+    same answer, with each partition an empty dict, ending at the same byte."""
+    partition = (0, 7, 2, 5, list(range(200)), None, [], {1: _tag(b"x" * 300)})
+    topics = [
+        (0, "a", "AAAAAAAAAAAAAAAAAAAAAQ", False, [partition] * 3, 0, {}),
+        (3, "gone", None, False, None, 0, {}),
+        (0, "b" * 140, "AQIDBAUGBwgJCgsMDQ4PEA", True, [partition] * 200, 8, {2: _tag(b"t")}),
+    ]
+    body = protocol.METADATA_RESPONSE_SCHEMA.encode([1, [], "c", 1, topics, {}])
+    full, end = protocol.decode_metadata_response(body)
+    light, light_end = protocol.decode_metadata_response(body, partitions=False)
+    assert end == light_end == len(body)
+    for whole, names_only in zip(full["topics"], light["topics"], strict=True):
+        assert {**whole, "partitions": None} == {**names_only, "partitions": None}
+        assert len(whole["partitions"] or []) == len(names_only["partitions"] or [])
+        assert all(p == {} for p in names_only["partitions"] or [])
+    assert [len(t["partitions"] or []) for t in light["topics"]] == [3, 0, 200]
+
+
 def test_a_truncated_answer_is_an_error_not_a_short_result() -> None:
     topics = [(0, "a-topic", None, False, [(0, 0, 1, 0, [1, 2], [1, 2], [], {})], 0, {})]
     body = protocol.METADATA_RESPONSE_SCHEMA.encode([0, [], "c", 1, topics, {}])

@@ -309,7 +309,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
     async def _delete_topics(
         self, names: Sequence[str], timeout_ms: int, allow_internal: bool
     ) -> list[TopicResult]:
-        metadata = await self._metadata(list(dict.fromkeys(names)))
+        metadata = await self._metadata(list(dict.fromkeys(names)), partitions=False)
         # ZooKeeper-mode 3.9 answers a deletion by name with no topic id; the id tells a later
         # read whether a topic listed under the same name is the deleted one or a new one.
         ids = {t["name"]: t["topic_id"] for t in metadata["topics"] if not t["error_code"]}

@@ -255,23 +255,28 @@ class AdminConnection:
         node_id: int | None = None,
         *,
         consistent_for: Sequence[str] | None = None,
+        partitions: bool = True,
     ) -> dict[str, Any]:
         """Metadata for `topics` (None: all). Without `node_id`, from the read broker, once
         its metadata meets the expectations about these topics (see journal.py) — or only
         about `consistent_for`: a listing of every topic that needs only some to be current
         (a placement's view of the load) need not wait for brokers still applying others."""
         if node_id is not None:
-            return await self._metadata_from(topics, node_id)
-        response = await self._metadata_from(topics, self._reader())
+            return await self._metadata_from(topics, node_id, partitions)
+        response = await self._metadata_from(topics, self._reader(), partitions)
         self._read_node = self._answered_by
         checked = topics if consistent_for is None else consistent_for
         pending = self.journal.expectations(self.cluster_id, checked)
         if pending and _unmet(response, pending):
-            return await self._caught_up(topics, pending, response)
+            return await self._caught_up(topics, pending, response, partitions)
         return response
 
-    async def _metadata_from(self, topics: Sequence[str] | None, node: int) -> dict[str, Any]:
-        request = protocol.MetadataRequest(None if topics is None else list(topics))
+    async def _metadata_from(
+        self, topics: Sequence[str] | None, node: int, partitions: bool = True
+    ) -> dict[str, Any]:
+        """`partitions=False`: each partition an empty dict (see protocol.MetadataRequest)."""
+        names = None if topics is None else list(topics)
+        request = protocol.MetadataRequest(names, partitions=partitions)
         response: dict[str, Any] = (await self._send(request, node)).to_object()
         self.cluster_id = response["cluster_id"] or self.cluster_id
         return response
@@ -291,7 +296,11 @@ class AdminConnection:
         return self._any_node()
 
     async def _caught_up(
-        self, topics: Sequence[str] | None, pending: list[Expectation], first: dict[str, Any]
+        self,
+        topics: Sequence[str] | None,
+        pending: list[Expectation],
+        first: dict[str, Any],
+        partitions: bool = True,
     ) -> dict[str, Any]:
         """Poll every live broker until one meets `pending`; reads stick to it from then on.
 
@@ -313,7 +322,8 @@ class AdminConnection:
 
         async def unmet_on(node: int) -> set[str]:
             left = unmet_at.get(node, set(wanted))
-            answer = await self._metadata_from(sorted(left), node)
+            # Expectations need partition counts only.
+            answer = await self._metadata_from(sorted(left), node, partitions=False)
             return _unmet(answer, [wanted[t] for t in left if t in wanted])
 
         async def check() -> int | None:
@@ -346,7 +356,7 @@ class AdminConnection:
             node = nearest()
             self.journal.forget(self.cluster_id, unmet_at[node])
         self._read_node = node
-        return await self._metadata_from(topics, node)
+        return await self._metadata_from(topics, node, partitions)
 
     async def _controller(self, avoid: int | None = None) -> int:
         """The broker to send a change to: the controller ZooKeeper mode names (KRaft names a

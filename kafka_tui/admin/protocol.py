@@ -271,11 +271,32 @@ def _metadata_partitions(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | N
     return partitions, pos
 
 
-def _metadata_topics(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | None, int]:
+def _skip_partitions(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | None, int]:
+    """Step over a topic's partitions; one empty dict each (only their count is read)."""
+    count, pos = _uvarint(buf, pos)
+    if count == 0:
+        return None, pos
+    for _ in range(count - 1):
+        pos += 14  # error code, index, leader, leader epoch
+        for _array in range(3):  # replicas, ISR, offline replicas
+            size = buf[pos]
+            if size < 0x80:
+                pos += 1
+            else:
+                size, pos = _uvarint(buf, pos)
+            pos += 4 * max(size - 1, 0)
+        pos = pos + 1 if buf[pos] == 0 else _tagged_fields(buf, pos)[1]
+    return [{}] * (count - 1), pos
+
+
+def _metadata_topics(
+    buf: bytes, pos: int, partitions: bool = True
+) -> tuple[list[dict[str, Any]] | None, int]:
     count, pos = _uvarint(buf, pos)
     if count == 0:
         return None, pos
     topics = []
+    read_partitions = _metadata_partitions if partitions else _skip_partitions
     for _ in range(count - 1):
         (error_code,) = _INT16.unpack_from(buf, pos)
         name, pos = _compact_string(buf, pos + 2)
@@ -284,7 +305,7 @@ def _metadata_topics(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | None,
             raise ValueError("Buffer underrun decoding Uuid")
         topic_id = None if raw_id == Uuid.ZERO else base64.urlsafe_b64encode(raw_id)[:22].decode()
         internal = buf[pos + 16] != 0
-        partitions, pos = _metadata_partitions(buf, pos + 17)
+        listed, pos = read_partitions(buf, pos + 17)
         (operations,) = _INT32.unpack_from(buf, pos)
         tags, pos = _tagged_fields(buf, pos + 4)
         topics.append(
@@ -293,7 +314,7 @@ def _metadata_topics(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | None,
                 "name": name,
                 "topic_id": topic_id,
                 "is_internal": internal,
-                "partitions": partitions,
+                "partitions": listed,
                 "topic_authorized_operations": operations,
                 "tags": tags,
             }
@@ -316,15 +337,19 @@ def _metadata_brokers(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | None
     return brokers, pos
 
 
-def decode_metadata_response(buf: bytes, pos: int = 0) -> tuple[dict[str, Any], int]:
+def decode_metadata_response(
+    buf: bytes, pos: int = 0, partitions: bool = True
+) -> tuple[dict[str, Any], int]:
     """A Metadata v12 response body (after the response header) as aiokafka's to_object()
-    would give it, and the position after it."""
+    would give it, and the position after it. `partitions=False`: each partition is an empty
+    dict (a deletion's check of 2,000 topics needs their names and ids, not 6,000 replica
+    lists)."""
     try:
         (throttle,) = _INT32.unpack_from(buf, pos)
         brokers, pos = _metadata_brokers(buf, pos + 4)
         cluster_id, pos = _compact_string(buf, pos)
         (controller,) = _INT32.unpack_from(buf, pos)
-        topics, pos = _metadata_topics(buf, pos + 4)
+        topics, pos = _metadata_topics(buf, pos + 4, partitions)
         tags, pos = _tagged_fields(buf, pos)
     except (IndexError, struct.error) as exc:
         raise ValueError(f"Buffer underrun decoding the Metadata response: {exc}") from None
@@ -352,11 +377,13 @@ class MetadataResponse(Response):
         super().__init__(**decoded)
         self._decoded = decoded
 
+    PARTITIONS = True
+
     @classmethod
     def decode(cls, data: BytesIO | bytes) -> MetadataResponse:
         if isinstance(data, bytes):
             data = BytesIO(data)
-        decoded, end = decode_metadata_response(data.getvalue(), data.tell())
+        decoded, end = decode_metadata_response(data.getvalue(), data.tell(), cls.PARTITIONS)
         data.seek(end)
         return cls(decoded)
 
@@ -364,26 +391,39 @@ class MetadataResponse(Response):
         return self._decoded
 
 
-_METADATA_V12 = _flexible_request(
-    3,
-    12,
-    Schema(
-        ("topics", _array(("topic_id", Uuid), ("name", STRING))),
-        ("allow_auto_topic_creation", Boolean),
-        ("include_topic_authorized_operations", Boolean),
-        TAGS,
-    ),
-    MetadataResponse,
+class MetadataNamesResponse(MetadataResponse):
+    """The same answer with partitions counted, not decoded."""
+
+    PARTITIONS = False
+
+
+_METADATA_V12_SCHEMA = Schema(
+    ("topics", _array(("topic_id", Uuid), ("name", STRING))),
+    ("allow_auto_topic_creation", Boolean),
+    ("include_topic_authorized_operations", Boolean),
+    TAGS,
 )
+_METADATA_V12 = _flexible_request(3, 12, _METADATA_V12_SCHEMA, MetadataResponse)
+_METADATA_V12_NAMES = _flexible_request(3, 12, _METADATA_V12_SCHEMA, MetadataNamesResponse)
 
 
 class MetadataRequest(Request[RequestStruct]):
-    """Metadata for `topics` (None: every topic). Never asks the broker to create a topic."""
+    """Metadata for `topics` (None: every topic). Never asks the broker to create a topic.
+    `partitions=False`: the answer's partitions are empty dicts, only counted."""
 
     API_KEY = 3
 
-    def __init__(self, topics: list[str] | None) -> None:
+    def __init__(self, topics: list[str] | None, *, partitions: bool = True) -> None:
         self.topics = topics
+        self.partitions = partitions
+
+    def prepare(self, versions: dict[int, tuple[int, int]]) -> RequestStruct:
+        if self.partitions:
+            return super().prepare(versions)
+        low, high = versions.get(self.API_KEY, (0, -1))
+        if not low <= 12 <= high:
+            return super().prepare(versions)
+        return self.build(_METADATA_V12_NAMES)
 
     def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
         topics: Any = None if self.topics is None else [(None, name, {}) for name in self.topics]
