@@ -196,3 +196,23 @@ async def test_the_tui_as_viewer_browses_and_a_create_fails_with_a_sentence(
         assert form.query_one("#name", Input).value == name
         rendered = "".join(str(w.render()) for w in form.query(Static))
         assert_no_secret(c, rendered)
+
+
+def test_a_user_who_cannot_read_the_placeholder_records_still_creates(
+    secured_kraft_cluster: SecuredCluster, tmp_path: Path, topic_name: Names
+) -> None:
+    """KIP-409's placeholder records live in a topic only kafka-tui's admins may read; a
+    creator's placement must not fail on it (there is nothing of theirs in it to honour)."""
+    c = secured_kraft_cluster
+    admin, creator = properties(tmp_path, c, "admin"), properties(tmp_path, c, "creator")
+    store = kafka_tui(
+        c, admin, "topics", "create", "__kafka_tui_placeholders", "--partitions", "1",
+        "--replication-factor", "2", "--config", "cleanup.policy=compact", "--if-not-exists",
+    )  # fmt: skip
+    assert store.returncode == 0, store.stderr
+    team = "team-" + topic_name("after-store")
+    done = kafka_tui(c, creator, "topics", "create", team, "--partitions", "2")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert json.loads(done.stdout)[0]["ok"] is True
+    deleted = kafka_tui(c, creator, "topics", "delete", team, "--yes")
+    assert deleted.returncode == 0, deleted.stderr + deleted.stdout
