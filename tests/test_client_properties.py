@@ -222,3 +222,33 @@ def test_errors_point_at_the_line_of_the_key() -> None:
     assert entries["a"] == (3, "1")
     with pytest.raises(PropertiesError, match=r"^f:5: request\.timeout\.ms"):
         client_properties(entries, "f")
+
+
+def test_no_traceback_with_locals_shows_a_password(tmp_path: Path) -> None:
+    """Textual prints a crash with every frame's locals: the dicts and arguments that carry
+    a password must show it masked."""
+    from rich.console import Console
+    from rich.traceback import Traceback
+
+    from kafka_tui.admin.connection import security_kwargs
+
+    connection = read_client_properties(
+        _write(
+            tmp_path,
+            f"security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\n"
+            f"sasl.jaas.config={SCRAM}\n",
+        )
+    ).apply(ConnectionSettings("127.0.0.1:9092"))
+
+    def crash(kwargs: dict[str, object], password: str) -> None:
+        raise RuntimeError(f"crashed with {len(kwargs)} settings and {len(password)} chars")
+
+    console = Console(record=True, width=200)
+    try:
+        crash(security_kwargs(connection), connection.sasl_password or "")
+    except RuntimeError:
+        console.print(Traceback(show_locals=True))
+    shown = console.export_text()
+    assert "sasl_plain_password" in shown and "******" in shown
+    assert SECRET not in shown and SECRET not in repr(connection)
+    assert connection.sasl_password == SECRET  # still the password to the code using it

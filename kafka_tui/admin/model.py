@@ -10,6 +10,17 @@ SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
 
 
+class Secret(str):
+    """A password or private key: the string itself to the code that uses it, masked in
+    every repr — a traceback with locals (Textual prints one when the app crashes) shows the
+    dicts and arguments that carry it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "'******'"
+
+
 @dataclass(frozen=True)
 class ConnectionSettings:
     bootstrap_servers: str
@@ -29,6 +40,12 @@ class ConnectionSettings:
     ssl_cadata: str | None = None
     ssl_cert_pem: str | None = field(default=None, repr=False)
     ssl_key_pem: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        for name in ("sasl_password", "ssl_password", "ssl_key_pem"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, Secret):
+                object.__setattr__(self, name, Secret(value))
 
 
 @dataclass(frozen=True)
