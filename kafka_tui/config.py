@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
 from .admin.model import ConnectionSettings, SaslMechanism, SecurityProtocol
+from .admin.validation import topic_name_problem
 from .paths import user_path
 
 if TYPE_CHECKING:
@@ -193,6 +194,9 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
             f"{at}: placement = 'broker' leaves placement to Kafka and works only with "
             "under_replicated = 'disabled'"
         )
+    problem = topic_name_problem(body.get("placeholders_topic", "__kafka_tui_placeholders"))
+    if problem:
+        raise ConfigError(f"{at}: placeholders_topic: {problem}")
     profile = Profile(
         name,
         connection,

@@ -17,6 +17,8 @@ from .model import NewPartitions, TopicSpec
 MAX_NAME_LENGTH = 249
 _LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
 MAX_REPLICATION_FACTOR = 32767
+# Partition counts and broker ids are INT32 on the wire; a larger number cannot be sent.
+MAX_INT32 = 2**31 - 1
 
 COLLISION_WARNING = (
     "Due to limitations in metric names, topics with a period ('.') or underscore ('_') "
@@ -94,6 +96,12 @@ def _check_replica_lists(
                 topic,
                 f"Partition {partition} names a negative broker id: {replicas}.",
             )
+        if any(b > MAX_INT32 for b in replicas):
+            return _error(
+                "INVALID_REPLICA_ASSIGNMENT",
+                topic,
+                f"Partition {partition} names a broker id above {MAX_INT32}: {replicas}.",
+            )
     if len(lengths) > 1:
         return _error(
             "INVALID_REPLICA_ASSIGNMENT",
@@ -133,6 +141,12 @@ def check_spec(spec: TopicSpec) -> ValidationError | None:
             spec.name,
             f"Number of partitions was set to an invalid non-positive value ({spec.partitions}).",
         )
+    if spec.partitions is not None and spec.partitions > MAX_INT32:
+        return _error(
+            "INVALID_PARTITIONS",
+            spec.name,
+            f"Number of partitions ({spec.partitions}) is above the maximum, {MAX_INT32}.",
+        )
     if (
         spec.replication_factor is not None
         and not 0 < spec.replication_factor <= MAX_REPLICATION_FACTOR
@@ -162,6 +176,12 @@ def check_new_partitions(
             f"{request.total}; partitions can only be added."
         )
         return _error("INVALID_PARTITIONS", topic, detail)
+    if request.total > MAX_INT32:
+        return _error(
+            "INVALID_PARTITIONS",
+            topic,
+            f"The new partition count ({request.total}) is above the maximum, {MAX_INT32}.",
+        )
     if request.assignment is None:
         return None
     added = request.total - current

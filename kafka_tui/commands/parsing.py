@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 
 class UsageError(ValueError):
@@ -12,16 +13,23 @@ class UsageError(ValueError):
 def topic_regex(text: str) -> re.Pattern[str]:
     """kafka-topics.sh's --topic: a regular expression that must match a whole topic name."""
     try:
-        return re.compile(text)
-    except re.error as exc:
+        with warnings.catch_warnings():
+            # "Possible nested set" is Python's note to its own future, not the user's error
+            warnings.simplefilter("ignore", FutureWarning)
+            return re.compile(text)
+    except (re.error, OverflowError, RecursionError) as exc:
+        # OverflowError: a repeat count such as a{4294967296}; RecursionError: deep nesting
         raise UsageError(f"--topic '{text}' is not a valid regular expression: {exc}") from None
 
 
+_INT32 = re.compile(r"[+-]?[0-9]{1,10}")
+
+
 def _broker_id(token: str, where: str) -> int:
-    try:
-        return int(token)
-    except ValueError:
-        raise UsageError(f"{where}: '{token}' is not a broker id") from None
+    # int() would take '1_0', Arabic-Indic digits and 10**30; Kafka's ids are INT32 in ASCII digits.
+    if not _INT32.fullmatch(token) or not -(2**31) <= int(token) < 2**31:
+        raise UsageError(f"{where}: '{token}' is not a broker id")
+    return int(token)
 
 
 def replica_lists(text: str) -> list[list[int]]:

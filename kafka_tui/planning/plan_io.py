@@ -51,9 +51,28 @@ def is_saved_plan(text: str) -> bool:
         return False
     try:
         document = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(document, dict) and "topics" in document and "brokers" in document
+
+
+def saved_plan(name: str, text: str) -> dict[str, Any]:
+    """A document written by `plan preview --save`, checked field by field before `plan apply`
+    uses it: PlanFileErrors (file:line:column and the field's path) for a broken one."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        error = PlanFileError(name, exc.lineno, exc.colno, f"not JSON: {exc.msg}")
+        raise PlanFileErrors([error]) from None
+    except (RecursionError, ValueError) as exc:
+        raise PlanFileErrors([PlanFileError(name, 1, 1, _unreadable(exc))]) from None
+    errors: list[PlanFileError] = []
+    _shape(name, text, _skip(text, 0, _JSON_SPACE), document, _SAVED_PLAN, "plan", errors)
+    if not errors:
+        _saved_topics(name, text, document, errors)
+    if errors:
+        raise PlanFileErrors(sorted(errors, key=lambda e: (e.line, e.column)))
+    return dict(document)
 
 
 def parse_plan(name: str, text: str) -> list[Intent]:
@@ -73,110 +92,158 @@ Record = tuple[int, int, dict[str, Cell]]
 
 
 def _csv_rows(name: str, text: str) -> Iterator[Record | PlanFileError]:
-    lines = text.splitlines()
+    # csv counts \r and \r\n as line ends; one kind of line end keeps line numbers exact
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
     reader = csv.reader(io.StringIO(text))
     header: list[str] | None = None
     start = 1
-    for fields in reader:
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:  # e.g. a field above csv.field_size_limit()
+            yield PlanFileError(name, start, 1, f"not CSV: {exc}")
+            return
         line = start
         start = reader.line_num + 1
         if not any(f.strip() for f in fields) or fields[0].lstrip().startswith("#"):
             continue
-        raw = lines[line - 1] if line - 1 < len(lines) else ""
-        columns = _columns(raw, fields)
+        columns = [_line_column(text, at) for at in _field_offsets(text, starts[line - 1], fields)]
         if header is None:
             header = [f.strip() for f in fields]
             unknown = [(h, c) for h, c in zip(header, columns, strict=True) if h not in COLUMNS]
-            for h, c in unknown:
+            for h, (at_line, at_column) in unknown:
                 expected = ", ".join(COLUMNS)
-                yield PlanFileError(name, line, c, f"unknown column '{h}' (expected {expected})")
+                yield PlanFileError(
+                    name, at_line, at_column, f"unknown column '{h}' (expected {expected})"
+                )
             if "topic" not in header:
                 yield PlanFileError(name, line, 1, "the header needs a 'topic' column")
                 return
             continue
         if len(fields) > len(header):
             yield PlanFileError(
-                name, line, columns[len(header)], f"{len(fields)} fields, header has {len(header)}"
+                name, *columns[len(header)], f"{len(fields)} fields, header has {len(header)}"
             )
             continue
         cells: dict[str, Cell] = {
-            key: (value, line, column)
-            for key, value, column in zip(header, fields, columns, strict=False)
+            key: (value, *place)
+            for key, value, place in zip(header, fields, columns, strict=False)
             if value.strip()
         }
         yield line, 1, cells
 
 
-def _columns(raw: str, fields: list[str]) -> list[int]:
-    """1-based character column of each field (exact without quotes; close with them)."""
-    columns = []
-    position = 0
-    for value in fields:
-        columns.append(position + 1)
-        quoted = raw[position : position + 1] == '"'
-        width = len(value) + (2 + value.count('"') if quoted else 0)
-        position += width + 1
-    return columns
+def _field_offsets(text: str, position: int, fields: list[str]) -> list[int]:
+    """Where each field of the record starting at `position` starts (csv's default dialect:
+    a quoted field may hold commas, doubled quotes and line ends)."""
+    offsets = []
+    for _ in fields:
+        offsets.append(position)
+        if text[position : position + 1] == '"':
+            position += 1
+            while position < len(text):
+                if text[position] == '"':
+                    if text[position + 1 : position + 2] != '"':
+                        break
+                    position += 1
+                position += 1
+        while position < len(text) and text[position] not in ",\n":
+            position += 1
+        position += 1
+    return offsets
+
+
+_DECODER = json.JSONDecoder()
+_JSON_SPACE = " \t\r\n"
+
+
+def _unreadable(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "not JSON that can be read: arrays or objects nested too deeply"
+    return f"not JSON that can be read: {exc}"  # e.g. an integer of more than 4300 digits
 
 
 def _json_lines(name: str, text: str) -> Iterator[Record | PlanFileError]:
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
+    # JSON lines end at \n only; JSON strings may hold U+2028 and friends
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not raw.strip(_JSON_SPACE):
             continue
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
             yield PlanFileError(name, number, exc.colno, f"not JSON: {exc.msg}")
             continue
-        yield from _json_object(name, raw, 0, number, 1, value)
+        except (RecursionError, ValueError) as exc:
+            yield PlanFileError(name, number, 1, _unreadable(exc))
+            continue
+        yield from _json_object(name, raw, _skip(raw, 0, _JSON_SPACE), number, value)
 
 
 def _json_document(name: str, text: str) -> Iterator[Record | PlanFileError]:
-    decoder = json.JSONDecoder()
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         yield PlanFileError(name, exc.lineno, exc.colno, f"not JSON: {exc.msg}")
         return
-    start = 0
+    except (RecursionError, ValueError) as exc:
+        yield PlanFileError(name, 1, 1, _unreadable(exc))
+        return
+    start = _skip(text, 0, _JSON_SPACE)
     if isinstance(document, dict):
         if not isinstance(document.get("topics"), list):
             yield PlanFileError(name, 1, 1, "expected a list of rows, or an object with 'topics'")
             return
-        start = text.index("[", _key_at(text, "topics", 0, len(text)))
+        # the last "topics" wins, as in json.loads
+        start = [at for key, _, _, at, _ in _members(text, start) if key == "topics"][-1]
     elif not isinstance(document, list):
         yield PlanFileError(name, 1, 1, "expected a list of rows, or an object with 'topics'")
         return
-    position = text.index("[", start) + 1
-    while True:
-        position = _skip(text, position, ", \t\r\n")
-        if text[position] == "]":
-            return
-        value, end = decoder.raw_decode(text, position)
-        line, column = _line_column(text, position)
-        yield from _json_object(name, text, position, line, column, value, end)
-        position = end
+    for position, value, _ in _elements(text, start):
+        yield from _json_object(name, text, position, 1, value)
+
+
+def _elements(text: str, position: int) -> Iterator[tuple[int, object, int]]:
+    """(start, value, end) of each element of the array at `position` in valid JSON."""
+    position = _skip(text, position + 1, _JSON_SPACE)
+    while text[position] != "]":
+        value, end = _DECODER.raw_decode(text, position)
+        yield position, value, end
+        position = _skip(text, end, _JSON_SPACE)
+        position = _skip(text, position + (text[position] == ","), _JSON_SPACE)
+
+
+def _members(text: str, position: int) -> Iterator[tuple[str, int, object, int, int]]:
+    """(key, key start, value, value start, value end) of each member of the object at
+    `position` in valid JSON: exact places, even for a key spelled with escapes."""
+    position = _skip(text, position + 1, _JSON_SPACE)
+    while text[position] != "}":
+        key, end = _DECODER.raw_decode(text, position)
+        start = _skip(text, _skip(text, end, _JSON_SPACE) + 1, _JSON_SPACE)
+        value, end = _DECODER.raw_decode(text, start)
+        yield key, position, value, start, end
+        position = _skip(text, end, _JSON_SPACE)
+        position = _skip(text, position + (text[position] == ","), _JSON_SPACE)
 
 
 def _json_object(
-    name: str,
-    text: str,
-    start: int,
-    line: int,
-    column: int,
-    value: object,
-    end: int | None = None,
+    name: str, text: str, start: int, first_line: int, value: object
 ) -> Iterator[Record | PlanFileError]:
+    """The row at `start` of `text`, whose first line is line `first_line` of the file."""
+
+    def place(offset: int) -> tuple[int, int]:
+        line, column = _line_column(text, offset)
+        return line + first_line - 1, column
+
+    line, column = place(start)
     if not isinstance(value, dict):
         yield PlanFileError(name, line, column, "expected an object with a 'topic' field")
         return
     cells: dict[str, Cell] = {}
-    end = len(text) if end is None else end
-    for key, item in value.items():
-        at = _key_at(text, key, start, end)
-        key_line, key_column = _line_column(text, at)
-        if start == 0 and end == len(text):  # a JSON line: the text is the line itself
-            key_line, key_column = line, at + 1
+    for key, at, item, _, _ in _members(text, start):
+        key_line, key_column = place(at)
         if key not in COLUMNS:
             yield PlanFileError(
                 name, key_line, key_column, f"unknown field '{key}' (expected {', '.join(COLUMNS)})"
@@ -184,12 +251,9 @@ def _json_object(
             continue
         if item is not None and item != "":
             cells[key] = (item, key_line, key_column)
+        else:
+            cells.pop(key, None)
     yield line, column, cells
-
-
-def _key_at(text: str, key: str, start: int, end: int) -> int:
-    found = text.find(json.dumps(key), start, end)
-    return found if found >= 0 else start
 
 
 def _skip(text: str, position: int, chars: str) -> int:
@@ -243,11 +307,26 @@ def _intent(
     return Intent(topic, numbers["partitions"], factor, minimum, configs)
 
 
+# What Kafka's CreateTopics can carry: INT32 partition counts, INT16 replication factors.
+_LIMITS = {
+    "partitions": 2**31 - 1,
+    "replication_factor": 2**15 - 1,
+    "min_required_replication_factor": 2**15 - 1,
+}
+
+
 def _whole(cell: Cell, key: str, fail: Any) -> int | None:
     value = cell[0]
-    text = str(value).strip() if not isinstance(value, bool) else ""
-    if isinstance(value, int | str) and text.isdigit() and int(text) >= 1:
-        return int(text)
+    text = value.strip() if isinstance(value, str) else ""
+    # ASCII digits only: str.isdigit() takes '²', which int() refuses
+    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 20 else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    if number is not None and 1 <= number <= _LIMITS[key]:
+        return number
+    if (number is not None and number > _LIMITS[key]) or (len(text) > 20 and text.isdigit()):
+        fail(cell, f"{key} must be at most {_LIMITS[key]}")
+        return None
     fail(cell, f"{key} must be a whole number >= 1 (or empty for the default), got {value!r}")
     return None
 
@@ -262,6 +341,9 @@ def _configs(cell: Cell | None, fail: Any) -> tuple[tuple[str, str], ...]:
         ):
             return tuple(sorted((str(k), str(v)) for k, v in value.items()))
         fail(cell, "configs values must be strings or numbers")
+        return ()
+    if not isinstance(value, str):
+        fail(cell, "configs must be key=value;key=value, or an object of keys and values")
         return ()
     pairs = []
     for item in str(value).split(";"):
@@ -372,3 +454,143 @@ def _row_from(data: list[Any]) -> Row:
         error,
         message,
     )
+
+
+# -- the saved plan: the fields `plan apply` and the plan screen read ---------------------------
+
+
+@dataclass(frozen=True)
+class _MapOf:
+    values: object
+
+
+_INT = int
+_NUMBER = (int, float)
+_STAT = {"min": _NUMBER, "max": _NUMBER, "avg": _NUMBER, "std": _NUMBER, "max_avg": _NUMBER}
+_SAVED_TOPIC = {
+    "topic": str,
+    "action": frozenset({"create", "grow"}),
+    "partitions": (int, type(None)),
+    "replication_factor": (int, type(None)),
+    "assignment": [[_INT]],
+    "warnings": [str],
+    "error": (str, type(None)),
+    "message": str,
+    "configs": _MapOf(str),
+    "min_required_replication_factor?": (int, type(None)),
+    "placeholder_racks?": [[(str, type(None))]],
+}
+_SAVED_PLAN = {
+    "engine": str,
+    "topics": [_SAVED_TOPIC],
+    "brokers": [
+        {
+            "id": _INT,
+            "rack": (str, type(None)),
+            "live": bool,
+            "replicas_before": _INT,
+            "replicas_after": _INT,
+            "leaders_before": _INT,
+            "leaders_after": _INT,
+            "degree": _INT,
+        }
+    ],
+    "warnings": [str],
+    "stats": {
+        "partitions": _INT,
+        "new_replicas": _INT,
+        "replicas_after": _STAT,
+        "leaders_after": _STAT,
+        "same_rack_partitions": _INT,
+        "placeholders": _INT,
+        "replicas_on_offline_brokers": _INT,
+        "racks": [
+            {
+                "rack": (str, type(None)),
+                "brokers": _INT,
+                "replicas_before": _INT,
+                "replicas_after": _INT,
+                "leaders_before": _INT,
+                "leaders_after": _INT,
+            }
+        ],
+        "sanity": {"ok": bool, "problems": [str]},
+    },
+}
+
+
+def _shape(
+    name: str,
+    text: str,
+    position: int,
+    value: object,
+    shape: object,
+    path: str,
+    errors: list[PlanFileError],
+) -> None:
+    """Check `value` (at `position` of `text`) against `shape`: a type or tuple of types, a
+    frozenset of allowed values, [element shape], {key: shape} ('key?': optional) or _MapOf."""
+
+    def fail(message: str) -> None:
+        errors.append(PlanFileError(name, *_line_column(text, position), f"{path}: {message}"))
+
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            return fail("expected an object")
+        starts = {key: start for key, _, _, start, _ in _members(text, position)}
+        for key, inner in shape.items():
+            if key.rstrip("?") in value:
+                key = key.rstrip("?")
+                _shape(name, text, starts[key], value[key], inner, f"{path}.{key}", errors)
+            elif not key.endswith("?"):
+                fail(f"'{key}' is missing")
+    elif isinstance(shape, list):
+        if not isinstance(value, list):
+            return fail("expected a list")
+        for index, (start, item, _) in enumerate(_elements(text, position)):
+            _shape(name, text, start, item, shape[0], f"{path}[{index}]", errors)
+    elif isinstance(shape, _MapOf):
+        if not isinstance(value, dict):
+            return fail("expected an object")
+        for key, _, item, start, _ in _members(text, position):
+            _shape(name, text, start, item, shape.values, f"{path}.{key}", errors)
+    elif isinstance(shape, frozenset):
+        if not isinstance(value, str) or value not in shape:
+            fail(f"expected one of {', '.join(sorted(shape))}")
+    else:
+        types = shape if isinstance(shape, tuple) else (shape,)
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            kinds = " or ".join(_KIND_NAMES.get(t, t.__name__) for t in types)
+            fail(f"expected {kinds}, got {json.dumps(value)[:40]}")
+    return None
+
+
+_KIND_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+_KIND_NAMES[type(None)] = "null"
+
+
+def _saved_topics(
+    name: str, text: str, document: dict[str, Any], errors: list[PlanFileError]
+) -> None:
+    """What the shapes cannot say: a planned row's numbers agree with its assignment."""
+    start = [
+        at for key, _, _, at, _ in _members(text, _skip(text, 0, _JSON_SPACE)) if key == "topics"
+    ][-1]
+    places = (position for position, _, _ in _elements(text, start))
+    for index, (position, entry) in enumerate(zip(places, document["topics"], strict=True)):
+        if entry["error"]:
+            continue
+        partitions, factor = entry["partitions"], entry["replication_factor"]
+        lists = entry["assignment"]
+        problem = None
+        if partitions is None or factor is None or partitions < 1 or factor < 1:
+            problem = "a planned topic needs partitions and replication_factor >= 1"
+        elif entry["action"] == "create" and len(lists) != partitions:
+            problem = f"{len(lists)} replica lists for {partitions} partitions"
+        elif entry["action"] == "grow" and not 0 < len(lists) < partitions:
+            problem = f"{len(lists)} new replica lists to grow to {partitions} partitions"
+        elif any(len(replicas) != factor for replicas in lists):
+            problem = f"a replica list is not {factor} long (the replication factor)"
+        if problem:
+            line, column = _line_column(text, position)
+            errors.append(PlanFileError(name, line, column, f"plan.topics[{index}]: {problem}"))
