@@ -142,6 +142,14 @@ def test_an_interrupted_apply_resumes_where_it_stopped(
     code, results = cli(capsys, cluster, "plan", "apply", str(changed), "--yes")
     assert code == 1 and results[0]["error"] == "TOPIC_ALREADY_EXISTS"
 
+    # A saved plan edited by hand into nonsense: its place, not a traceback; nothing sent.
+    broken = tmp_path / "broken.json"
+    mangled = {**document["topics"][1], "assignment": "1,2", "partitions": "two"}
+    broken.write_text(json.dumps({**document, "topics": [mangled]}, indent=1))
+    code, err = cli(capsys, cluster, "plan", "apply", str(broken), "--yes")
+    assert code == 2 and "Traceback" not in err, err
+    assert f"{broken}:" in err and "plan.topics[0]" in err and "nothing was sent" in err
+
 
 def test_a_plan_with_a_broker_down_follows_its_mode(
     cluster: Cluster, capsys: pytest.CaptureFixture[str], tmp_path: Path

@@ -5,6 +5,9 @@ Spark job for big plans), print the statistics or the JSON document (`--save` ke
 apply: send exactly a saved document (re-checked against the cluster first) or a fresh plan,
 in batches of explicit assignments, with per-topic results, resumable, checked by metadata.
 export: the cluster's topics as a plan file.
+
+This module parses the command line and runs the flow; `plan_apply.py` sends a document (the
+TUI's plan screen uses it too), `plan_output.py` draws progress and the summary.
 """
 
 from __future__ import annotations
@@ -15,16 +18,13 @@ import io
 import json
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..admin import KafkaAdmin, NewPartitions, ReadOnlyProfile, TopicResult, TopicSpec, audit
+from ..admin import KafkaAdmin, ReadOnlyProfile
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
-from ..planning import plan_io
-from ..planning.placement import Placement
+from ..planning import plan_io, plan_parquet
 from ..planning.plan import (
     ClusterView,
     ExistingTopic,
@@ -34,9 +34,11 @@ from ..planning.plan import (
     plan_in_process,
     prepare,
 )
-from . import output, parsing, placing
-from .placing import Planned, Snapshot, take_snapshot
-from .spark_runner import run_spark_job, spark_log_path
+from . import output, parsing
+from .placing import Snapshot, take_snapshot
+from .plan_apply import apply_document, broker_differences
+from .plan_output import print_summary, progress_bar, stages
+from .spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from .topics import _kip409_flags, placement_options, zookeeper_of
 
 # Above this many new partitions `--engine auto` runs Spark. Measured with bench/plans.py on the
@@ -50,7 +52,9 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     plan = commands.add_parser("plan", help="bulk assignment plans: preview, apply, export")
     actions = plan.add_subparsers(dest="action", required=True, metavar="ACTION")
     preview = actions.add_parser("preview", help="place a plan file's rows and show statistics")
-    preview.add_argument("plan", metavar="PLAN", help="CSV, JSON or JSON lines plan file")
+    preview.add_argument(
+        "plan", metavar="PLAN", help="CSV, JSON, JSON lines or Parquet (.parquet) plan file"
+    )
     _planning_flags(preview)
     preview.add_argument("--save", type=Path, metavar="FILE", help="write the plan document")
     apply = actions.add_parser("apply", help="apply a saved plan (or plan a file, then apply)")
@@ -67,7 +71,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _planning_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--engine", choices=["auto", "local", "spark"], default="auto")
+    parser.add_argument(
+        "--engine",
+        choices=["auto", "local", "spark"],
+        default="auto",
+        help="who places the rows (a .parquet plan is read by Spark whatever the engine)",
+    )
     parser.add_argument(
         "--spark-master",
         default="local[*]",
@@ -91,26 +100,36 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     if args.action == "apply" and profile.read_only:
         raise ReadOnlyProfile(profile.name)
     path = Path(args.plan)
+    saved: str | None = None  # the text of a document `preview --save` wrote
+    intents: list[Intent] | None = []
     try:
-        text = await asyncio.to_thread(path.read_text)
-    except OSError as exc:
-        raise parsing.UsageError(f"plan: cannot read {path}: {exc.strerror}") from None
-    intents: list[Intent] = []
-    saved = plan_io.is_saved_plan(text)
-    if not saved:
-        try:
-            intents = plan_io.parse_plan(str(path), text)
-        except plan_io.PlanFileErrors as exc:
-            for error in exc.errors:
-                print(error, file=sys.stderr)
-            print(f"{path}: {len(exc.errors)} error(s); nothing was sent.", file=sys.stderr)
-            return 2
+        if plan_parquet.is_parquet(args.plan):
+            intents = await _parquet_intents(args, path, as_json)
+        else:
+            try:
+                text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+            except OSError as exc:
+                raise parsing.UsageError(f"plan: cannot read {path}: {exc.strerror}") from None
+            except UnicodeDecodeError:
+                raise parsing.UsageError(f"plan: {path} is not UTF-8 text") from None
+            if plan_io.is_saved_plan(text):
+                plan_io.saved_plan(str(path), text)  # a broken one: errors, not a traceback
+                saved = text
+            else:
+                intents = plan_io.parse_plan(str(path), text)
+    except plan_io.PlanFileErrors as exc:
+        for error in exc.errors:
+            print(error, file=sys.stderr)
+        print(f"{path}: {len(exc.errors)} error(s); nothing was sent.", file=sys.stderr)
+        return 2
+    if intents is None:
+        return 1
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     zookeeper = zookeeper_of(args, profile)
     snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
-    if saved:
-        document = json.loads(text)
-        document["_text"] = text
+    if saved is not None:
+        document = json.loads(saved)
+        document["_text"] = saved
     else:
         document = await _plan(args, profile, admin, snapshot, intents, as_json)
         if document is None:
@@ -121,7 +140,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         if as_json:
             sys.stdout.write(document["_text"])
         else:
-            _print_summary(document)
+            print_summary(document)
         return 0 if document["stats"]["sanity"]["ok"] else 1
     return await _apply(args, profile, admin, snapshot, store, zookeeper, document, as_json)
 
@@ -171,7 +190,7 @@ async def _plan(
         engine = "spark" if size > AUTO_SPARK_PARTITIONS else "local"
     if engine == "local":
         out = io.StringIO()
-        with _progress_bar(as_json, "placing", 1) as advance:
+        with progress_bar(as_json, "placing", 1) as advance:
             plan_in_process(prepared, out)
             advance(1)
         text = out.getvalue()
@@ -185,9 +204,26 @@ async def _plan(
     return document
 
 
+async def _parquet_intents(
+    args: argparse.Namespace, path: Path, as_json: bool
+) -> list[Intent] | None:
+    """A Parquet plan read by Spark whatever `--engine` says: kafka-tui has no Parquet reader of
+    its own (no pyarrow), and the engine only decides who places the rows. None on failure."""
+    if args.spark_master.startswith("local") and not await asyncio.to_thread(path.exists):
+        raise parsing.UsageError(f"plan: cannot read {path}: No such file or directory")
+    with stages(as_json) as show:
+        intents, failure = await read_parquet_plan(path, args.spark_master, show)
+    if failure is not None:
+        print(
+            f"plan: Spark could not read {path} ({failure}); its log: {spark_log_path()}",
+            file=sys.stderr,
+        )
+    return intents
+
+
 async def _spark(prepared: Prepared, master: str, as_json: bool) -> str | None:
     """Run the Spark job; its progress lines drive the bar. None on failure."""
-    with _stages(as_json) as show:
+    with stages(as_json) as show:
         text, failure = await run_spark_job(prepared, master, show)
     if failure is not None:
         print(
@@ -195,118 +231,6 @@ async def _spark(prepared: Prepared, master: str, as_json: bool) -> str | None:
             file=sys.stderr,
         )
     return text
-
-
-# -- progress on a terminal only -----------------------------------------------------------------
-
-
-def _terminal(as_json: bool) -> bool:
-    return not as_json and sys.stderr.isatty()
-
-
-@contextmanager
-def _progress_bar(as_json: bool, what: str, total: int) -> Iterator[Any]:
-    if not _terminal(as_json):
-        yield lambda step: None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(what, total=total)
-        yield lambda step: bar.advance(task, step)
-
-
-@contextmanager
-def _stages(as_json: bool) -> Iterator[Any]:
-    if not _terminal(as_json):
-        yield lambda stage, done, total: None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, Any] = {}
-
-        def show(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(f"spark: {stage}", total=total)
-            bar.update(tasks[stage], completed=done, total=total)
-
-        yield show
-
-
-# -- the summary on a terminal ---------------------------------------------------------------------
-
-
-def _print_summary(document: dict[str, Any]) -> None:
-    topics = document["topics"]
-    creates = sum(1 for t in topics if t["action"] == "create" and not t["error"])
-    grows = sum(1 for t in topics if t["action"] == "grow" and not t["error"])
-    refused = [t for t in topics if t["error"]]
-    stats = document["stats"]
-    print(
-        f"Plan ({document['engine']}): {creates} topic(s) to create, {grows} to grow, "
-        f"{len(refused)} refused; {stats['partitions']} new partitions, "
-        f"{stats['new_replicas']} replicas."
-    )
-    brokers = document["brokers"]
-    most = max([b["replicas_after"] for b in brokers] + [1])
-    print("BROKER\tRACK\tLIVE\tREPLICAS before -> after\tLEADERS before -> after\tDEGREE")
-    for b in brokers:
-        bar = "#" * round(30 * b["replicas_after"] / most)
-        print(
-            f"{b['id']}\t{b['rack'] or '-'}\t{'yes' if b['live'] else 'NO'}\t"
-            f"{b['replicas_before']} -> {b['replicas_after']}\t"
-            f"{b['leaders_before']} -> {b['leaders_after']}\t{b['degree']}\t{bar}"
-        )
-    for key in ("replicas_after", "leaders_after"):
-        s = stats[key]
-        print(
-            f"{key.replace('_', ' ')} per live broker: min {s['min']} max {s['max']} "
-            f"avg {s['avg']} std {s['std']} max/avg {s['max_avg']}"
-        )
-    print(
-        f"Partitions whose replicas share a rack: {stats['same_rack_partitions']}; "
-        f"placeholders: {stats['placeholders']}; replicas on offline brokers: "
-        f"{stats['replicas_on_offline_brokers']}."
-    )
-    for r in stats["racks"]:
-        print(
-            f"rack {r['rack']}: {r['brokers']} broker(s), replicas {r['replicas_before']} -> "
-            f"{r['replicas_after']}, leaders {r['leaders_before']} -> {r['leaders_after']}"
-        )
-    for t in refused:
-        print(f"Error ({t['error']}): {t['message']}", file=sys.stderr)
-    for w in document["warnings"]:
-        print(f"WARNING: {w}", file=sys.stderr)
-    if not stats["sanity"]["ok"]:
-        for problem in stats["sanity"]["problems"]:
-            print(f"SANITY CHECK FAILED: {problem}", file=sys.stderr)
-
-
-# -- apply -------------------------------------------------------------------------------------
-
-
-def broker_differences(document: dict[str, Any], snapshot: Snapshot) -> list[str]:
-    """How the cluster's brokers differ from the ones the plan was made for."""
-    then = {b["id"]: (b["rack"], b["live"]) for b in document["brokers"]}
-    now = {b.id: (b.rack, b.live) for b in snapshot.brokers}
-    differences = []
-    for broker in sorted(then.keys() | now.keys()):
-        before, after = then.get(broker), now.get(broker)
-        if before == after:
-            continue
-        if before is None:
-            differences.append(f"broker {broker} is new")
-        elif after is None:
-            differences.append(f"broker {broker} is gone")
-        elif before[0] != after[0]:
-            differences.append(f"broker {broker} moved from rack {before[0]} to {after[0]}")
-        else:
-            state = "live" if after[1] else "offline"
-            differences.append(f"broker {broker} is {state} now (was {'not ' * after[1]}live)")
-    return differences
 
 
 def _confirm(document: dict[str, Any]) -> bool:
@@ -332,18 +256,6 @@ def _intents_of(document: dict[str, Any]) -> list[Intent]:
         )
         for t in document["topics"]
     ]
-
-
-def _placement(entry: dict[str, Any], live: set[int]) -> Placement:
-    assignment = tuple(tuple(a) for a in entry["assignment"])
-    racks = entry.get("placeholder_racks") or [[] for _ in assignment]
-    factor = entry["replication_factor"]
-    under = tuple(i for i, a in enumerate(assignment) if sum(1 for b in a if b in live) < factor)
-    return Placement(entry["topic"], assignment, tuple(tuple(r) for r in racks), under)
-
-
-def _real(assignment: list[list[int]]) -> list[list[int]]:
-    return [[b for b in a if b >= 0] for a in assignment]
 
 
 async def _apply(
@@ -383,147 +295,6 @@ async def _apply(
     if not as_json:
         print(f"Applied in {time.perf_counter() - started:.1f}s.", file=sys.stderr)
     return output.results(results, as_json)
-
-
-async def apply_document(
-    admin: KafkaAdmin,
-    snapshot: Snapshot,
-    store: PlaceholderStore,
-    zookeeper: str | None,
-    document: dict[str, Any],
-    batch_size: int = 500,
-    timeout_ms: int = 30_000,
-    as_json: bool = True,
-) -> list[TopicResult]:
-    """Send the document's assignments; one result per topic entry, in order."""
-    live = {b.id for b in snapshot.brokers if b.live}
-    results: dict[str, TopicResult] = {}
-    creates: list[Planned] = []
-    grows: list[Planned] = []
-    entries = {t["topic"]: t for t in document["topics"]}
-    for entry in document["topics"]:
-        name = entry["topic"]
-        if entry["error"]:
-            results[name] = TopicResult(
-                name, ok=False, error=entry["error"], message=entry["message"]
-            )
-            continue
-        placement = _placement(entry, live)
-        lists = _real(entry["assignment"])
-        current = snapshot.topics.get(name)
-        have = [list(p.replicas) for p in current.partitions] if current else None
-        if entry["action"] == "create":
-            if have is not None:
-                results[name] = _already(name, have == lists, "created")
-                continue
-            spec = TopicSpec(name, assignment=dict(enumerate(lists)), configs=entry["configs"])
-            creates.append(Planned(name, spec=spec, placement=placement))
-            continue
-        first = entry["partitions"] - len(lists)
-        if have is not None and len(have) == entry["partitions"]:
-            results[name] = _already(name, have[first:] == lists, "grown")
-        elif have is None or len(have) != first:
-            results[name] = TopicResult(
-                name,
-                ok=False,
-                error="INVALID_PARTITIONS",
-                message=f"Topic '{name}' has {len(have) if have else 'no'} partitions now; the "
-                f"plan grows it from {first}. Preview again.",
-            )
-        else:
-            offline = {b for a in lists for b in a} - live
-            grows.append(
-                Planned(
-                    name,
-                    grow=NewPartitions(name, entry["partitions"], lists),
-                    placement=placement,
-                    via_zookeeper=bool(offline) and not snapshot.kraft,
-                )
-            )
-    batches = [creates[i : i + batch_size] for i in range(0, len(creates), batch_size)]
-    batches += [grows[i : i + batch_size] for i in range(0, len(grows), batch_size)]
-    with (
-        audit.operation("plan apply"),
-        _progress_bar(as_json, "applying", len(creates) + len(grows)) as advance,
-    ):
-        for batch in batches:
-            done = await _send(admin, snapshot, store, zookeeper, batch, timeout_ms)
-            results.update((r.topic, r) for r in done)
-            advance(len(batch))
-    await _verify(admin, entries, results, [p.topic for b in batches for p in b])
-    return [results[t["topic"]] for t in document["topics"]]
-
-
-def _already(name: str, same: bool, verb: str) -> TopicResult:
-    if same:
-        return TopicResult(name, ok=True, message=f"Topic '{name}' is already {verb} as planned.")
-    return TopicResult(
-        name,
-        ok=False,
-        error="TOPIC_ALREADY_EXISTS",
-        message=f"Topic '{name}' exists with another assignment than the plan's. Preview again.",
-    )
-
-
-async def _send(
-    admin: KafkaAdmin,
-    snapshot: Snapshot,
-    store: PlaceholderStore,
-    zookeeper: str | None,
-    batch: list[Planned],
-    timeout_ms: int,
-) -> list[TopicResult]:
-    results: list[TopicResult] = []
-    specs = [p.spec for p in batch if p.spec is not None]
-    if specs:
-        ids = any(placing.has_placeholders(p) for p in batch)
-        sent = await admin.create_topics(specs, timeout_ms=timeout_ms, topic_ids=ids)
-        results = [placing.decorate(r, p, False) for r, p in zip(sent, batch, strict=True)]
-    else:
-        by_kafka = [p for p in batch if not p.via_zookeeper and p.grow is not None]
-        answers = iter(
-            await admin.create_partitions(
-                [p.grow for p in by_kafka if p.grow is not None], timeout_ms=timeout_ms
-            )
-            if by_kafka
-            else []
-        )
-        for p in batch:
-            if p.via_zookeeper:
-                results.append(
-                    await placing.grow_in_zookeeper(admin, snapshot, p, zookeeper, False)
-                )
-            else:
-                results.append(placing.decorate(next(answers), p, False))
-    first = {t: len(d.partitions) for t, d in snapshot.topics.items()}
-    await placing.record_placeholders(admin, store, snapshot, batch, results, first)
-    return results
-
-
-async def _verify(
-    admin: KafkaAdmin,
-    entries: dict[str, dict[str, Any]],
-    results: dict[str, TopicResult],
-    sent: list[str],
-) -> None:
-    """The final check: the cluster's metadata holds the planned replicas."""
-    names = [n for n in sent if results[n].ok]
-    if not names:
-        return
-    found, _ = await admin.describe_topics(names, configs=False)
-    by_name = {t.name: t for t in found}
-    for name in names:
-        entry = entries[name]
-        lists = _real(entry["assignment"])
-        topic = by_name.get(name)
-        have = [list(p.replicas) for p in topic.partitions] if topic else []
-        if have[entry["partitions"] - len(lists) :] != lists or len(have) != entry["partitions"]:
-            results[name] = TopicResult(
-                name,
-                ok=False,
-                error="ASSIGNMENT_MISMATCH",
-                message=f"Topic '{name}': the metadata shows {have}, not the planned {lists}.",
-            )
 
 
 # -- export ------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The Spark planning job as a subprocess: the one runner `plan preview --engine spark` and
-the TUI's plan screen share. Its JSON progress lines go to `show`; cancelling the caller ends
-the job (SIGTERM — it stops its Spark session and exits 130 — then SIGKILL if slow)."""
+the TUI's plan screen share, also the reader of Parquet plan files (`read_parquet_plan`). Its
+JSON progress lines go to `show`; cancelling the caller ends the job (SIGTERM — it stops its
+Spark session and exits 130 — then SIGKILL if slow)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..paths import user_path
-from ..planning import plan_io
-from ..planning.plan import Prepared
+from ..planning import plan_io, plan_parquet
+from ..planning.plan import Intent, Prepared
 
 TERMINATE_SECONDS = 10.0  # then the job is killed
 
@@ -33,38 +34,67 @@ async def run_spark_job(
 ) -> tuple[str | None, str | None]:
     """(the plan document's text, None), or (None, why the job failed). Spark's own output
     goes to `spark_log_path()`; files are written and read off the event loop."""
-    log = spark_log_path()
     folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
     try:
-        job_input, result = folder / "input.json", folder / "plan.json"
+        job_input = folder / "input.json"
         payload = json.dumps(plan_io.prepared_to_json(prepared))
         await asyncio.to_thread(job_input.write_text, payload)
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("w") as stderr:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "kafka_tui.planning.spark_job",
-                "--input",
-                str(job_input),
-                "--output",
-                str(result),
-                "--master",
-                master,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=stderr,
-            )
-            started(process)
-            try:
-                failure = await _follow(process, show)
-            except BaseException:
-                await stop(process)
-                raise
-        if process.returncode != 0 or failure:
-            return None, failure or f"exit {process.returncode}"
-        return await asyncio.to_thread(result.read_text), None
+        return await _run_job(["--input", str(job_input)], folder, master, show, started)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+async def read_parquet_plan(
+    path: Path,
+    master: str,
+    show: Show,
+    started: Callable[[asyncio.subprocess.Process], None] = lambda _: None,
+) -> tuple[list[Intent] | None, str | None]:
+    """A Parquet plan file's intents, read by Spark (kafka-tui has no Parquet reader of its
+    own); (None, why) if the job failed. A bad row raises plan_io.PlanFileErrors."""
+    folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
+    try:
+        job = ["--read-parquet", str(path)]
+        text, failure = await _run_job(job, folder, master, show, started)
+        if text is None:
+            return None, failure
+        return await asyncio.to_thread(plan_parquet.parse_rows, str(path), text), None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _run_job(
+    job_args: list[str],
+    folder: Path,
+    master: str,
+    show: Show,
+    started: Callable[[asyncio.subprocess.Process], None],
+) -> tuple[str | None, str | None]:
+    log = spark_log_path()
+    result = folder / "result"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as stderr:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "kafka_tui.planning.spark_job",
+            *job_args,
+            "--output",
+            str(result),
+            "--master",
+            master,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+        )
+        started(process)
+        try:
+            failure = await _follow(process, show)
+        except BaseException:
+            await stop(process)
+            raise
+    if process.returncode != 0 or failure:
+        return None, failure or f"exit {process.returncode}"
+    return await asyncio.to_thread(result.read_text), None
 
 
 async def _follow(process: asyncio.subprocess.Process, show: Show) -> str | None:

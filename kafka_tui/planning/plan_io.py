@@ -267,6 +267,11 @@ def _line_column(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+def intents_from_records(name: str, records: Iterator[Record | PlanFileError]) -> list[Intent]:
+    """Rows read elsewhere (Parquet, through Spark) checked as a CSV's rows are."""
+    return _checked(name, records)
+
+
 def _checked(name: str, records: Iterator[Record | PlanFileError]) -> list[Intent]:
     errors: list[PlanFileError] = []
     intents: list[Intent] = []

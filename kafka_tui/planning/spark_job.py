@@ -1,5 +1,6 @@
 """The plan's placement inside Spark: `python -m kafka_tui.planning.spark_job --input IN
---output OUT [--master URL]`.
+--output OUT [--master URL]`; and a Parquet plan file read by Spark: `--read-parquet PLAN
+--output OUT` (the rows as JSON lines, for `plan_parquet.parse_rows`).
 
 IN is a prepared plan (`plan_io.prepared_to_json`); OUT receives the same document the
 in-process planner writes, byte for byte apart from the "engine" line: each group runs
@@ -10,6 +11,10 @@ group order (`toLocalIterator`, never a collect), and `plan.write_document` writ
 Progress: one JSON line per step on stdout, `{"stage", "done", "total"}`; Spark's own output
 (log4j, the JVM) goes to stderr, which the caller points at a log file. SIGTERM and SIGINT
 stop the Spark session and exit 130 without writing OUT.
+
+Parquet: Spark reads it in the JVM, so kafka-tui needs no pyarrow either; the rows come back in
+the file's order (part files by name, then row index: Spark's scan order is by split size) and
+the caller checks them with the CSV's rules.
 
 Arrow-based `mapInArrow` / `mapInPandas` need pyarrow (and pandas), which kafka-tui does not
 install; a plain Python UDF needs neither and keeps to the DataFrame API.
@@ -162,6 +167,56 @@ def run(input_path: Path, output_path: Path, master: str, progress: TextIO) -> N
     _progress(progress, "done", 1, 1)
 
 
+def read_parquet(spark: Any, plan: str, out: TextIO, progress: TextIO) -> None:
+    """The plan file's rows as JSON lines: `{"columns": [...]}`, then one array per row."""
+    from pyspark.sql import functions as F
+
+    frame = spark.read.parquet(plan)
+    columns = list(frame.columns)
+    out.write(json.dumps({"columns": columns}) + "\n")
+    total = frame.count()
+    _progress(progress, "read", 0, total)
+    ordered = frame.select(
+        *[F.col("`" + c.replace("`", "``") + "`") for c in columns],
+        F.col("_metadata.file_path").alias("__file"),
+        F.col("_metadata.row_index").alias("__row"),
+    ).orderBy("__file", "__row")
+    for done, row in enumerate(ordered.toLocalIterator(), start=1):
+        out.write(json.dumps([_plain(row[i]) for i in range(len(columns))]) + "\n")
+        if done % 10_000 == 0 or done == total:
+            _progress(progress, "read", done, total)
+
+
+def _plain(value: Any) -> Any:
+    """A Spark value as JSON: maps and structs as objects, decimals and dates as text."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", errors="replace")
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if hasattr(value, "asDict"):
+        return {str(k): _plain(v) for k, v in value.asDict().items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def run_read(plan: str, output_path: Path, master: str, progress: TextIO) -> None:
+    _progress(progress, "session", 0, 1)
+    with tempfile.TemporaryDirectory(prefix="kafka-tui-spark-") as folder:
+        spark = _session(master, 1, Path(folder))
+        try:
+            _progress(progress, "session", 1, 1)
+            partial = output_path.with_name(output_path.name + ".partial")
+            with partial.open("w") as out:
+                read_parquet(spark, plan, out, progress)
+            partial.replace(output_path)
+        finally:
+            spark.stop()
+    _progress(progress, "done", 1, 1)
+
+
 def _in_order(frame: Any, progress: TextIO, total: int) -> Iterator[tuple[str, Tally]]:
     for done, row in enumerate(frame.orderBy("index").toLocalIterator(), start=1):
         yield row["text"], Tally.from_json(json.loads(row["tally"]))
@@ -188,7 +243,9 @@ def _cancel(signum: int, frame: FrameType | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kafka_tui.planning.spark_job")
-    parser.add_argument("--input", type=Path, required=True)
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--input", type=Path, help="a prepared plan to place")
+    what.add_argument("--read-parquet", metavar="PLAN", help="a Parquet plan file to read")
     parser.add_argument("--output", type=Path, required=True)
     parser.add_argument("--master", default="local[*]")
     args = parser.parse_args(argv)
@@ -200,14 +257,19 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _cancel)
     signal.signal(signal.SIGINT, _cancel)
     try:
-        run(args.input, args.output, args.master, progress)
+        if args.read_parquet:
+            run_read(args.read_parquet, args.output, args.master, progress)
+        else:
+            run(args.input, args.output, args.master, progress)
     except (Cancelled, KeyboardInterrupt) as exc:
         _end_children()
         _progress(progress, "cancelled", 0, 1)
         print(f"cancelled ({exc})", file=sys.stderr)
         return CANCELLED
     except Exception as exc:
-        progress.write(json.dumps({"stage": "error", "message": str(exc)}) + "\n")
+        # Spark's own errors carry the JVM's stack after their first line: that goes to the log
+        message = str(exc).strip().split("\n", 1)[0]
+        progress.write(json.dumps({"stage": "error", "message": message}) + "\n")
         progress.flush()
         raise
     return 0

@@ -2,7 +2,7 @@
 partitions; place it in process or with the Spark job (the same subprocess `plan preview`
 runs, whose JSON progress lines drive the bar; `esc` terminates it); see the per-broker chart
 before -> after, the statistics, warnings and each topic's assignment; then apply exactly
-that, in batches, with per-topic results (`commands.plans.apply_document`, as the CLI does).
+that, in batches, with per-topic results (`commands.plan_apply.apply_document`, as the CLI does).
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Select
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
 from ...commands.placing import take_snapshot
-from ...commands.plans import apply_document, broker_differences, cluster_view
-from ...commands.spark_runner import run_spark_job, spark_log_path
+from ...commands.plan_apply import apply_document, broker_differences
+from ...commands.plans import cluster_view
+from ...commands.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from ...config import Profile
-from ...planning import plan_io
+from ...planning import plan_io, plan_parquet
 from ...planning.placement import MODES
 from ...planning.plan import (
     Intent,
@@ -218,16 +219,22 @@ class PlanScreen(KafkaScreen):
             return True
         path = self._path()
         try:
-            text = await asyncio.to_thread(path.read_text)
+            if plan_parquet.is_parquet(str(path)):
+                return await self._read_parquet(path)
+            text = await asyncio.to_thread(path.read_text, encoding="utf-8")
         except OSError as exc:
             self._stage(f"Cannot read {path}: {exc.strerror}.")
             return False
-        if plan_io.is_saved_plan(text):
-            self.intents = []
-            self._show(json.loads(text))
-            self._stage(f"{path}: a saved plan; ctrl+s applies it as it is.")
-            return True
+        except UnicodeDecodeError:
+            self._stage(f"{path} is not UTF-8 text.")
+            return False
         try:
+            if plan_io.is_saved_plan(text):
+                document = plan_io.saved_plan(str(path), text)
+                self.intents = []
+                self._show(document)
+                self._stage(f"{path}: a saved plan; ctrl+s applies it as it is.")
+                return True
             self.intents = await asyncio.to_thread(plan_io.parse_plan, str(path), text)
         except plan_io.PlanFileErrors as exc:
             self.intents = None
@@ -236,6 +243,32 @@ class PlanScreen(KafkaScreen):
             self._stage(f"{path}: {len(exc.errors)} error(s); nothing can be sent.")
             return False
         self._stage(f"{path}: {len(self.intents)} row(s); ctrl+r places them.")
+        return True
+
+    async def _read_parquet(self, path: Path) -> bool:
+        """Parquet needs Spark (pyarrow is not installed): its JVM reads the rows."""
+        master = self.query_one("#spark-master", Input).value.strip() or "local[*]"
+        self._stage(f"Reading {path} with Spark ({master})…")
+
+        def show(stage: str, done: int, total: int) -> None:
+            self._stage(f"Spark: {stage} {done}/{total}. esc cancels.")
+            self._progress(done, total)
+
+        def started(process: asyncio.subprocess.Process) -> None:
+            self.spark_process = process
+
+        try:
+            intents, failure = await read_parquet_plan(path, master, show, started)
+        except plan_io.PlanFileErrors as exc:
+            self.intents = None
+            self.query_one("#plan-warnings", Static).update("\n".join(map(str, exc.errors)))
+            self._stage(f"{path}: {len(exc.errors)} error(s); nothing can be sent.")
+            return False
+        if intents is None:
+            self._stage(f"{path}: Spark could not read it: {failure}")
+            return False
+        self.intents = intents
+        self._stage(f"{path}: {len(intents)} row(s); ctrl+r places them.")
         return True
 
     # -- running ---------------------------------------------------------------------------------

@@ -1,0 +1,189 @@
+"""`plan apply`'s sending half, shared with the TUI's plan screen: exactly the document's
+assignments, in batches of explicit assignments (CreateTopics, then CreatePartitions, or
+ZooKeeper for a grow onto offline brokers), per-topic results, resumable (a topic already as
+planned is reported ok and skipped), placeholders recorded, and a final check by metadata."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..admin import KafkaAdmin, NewPartitions, TopicResult, TopicSpec, audit
+from ..admin.placeholders import PlaceholderStore
+from ..planning.placement import Placement
+from . import placing
+from .placing import Planned, Snapshot
+from .plan_output import progress_bar
+
+
+def broker_differences(document: dict[str, Any], snapshot: Snapshot) -> list[str]:
+    """How the cluster's brokers differ from the ones the plan was made for."""
+    then = {b["id"]: (b["rack"], b["live"]) for b in document["brokers"]}
+    now = {b.id: (b.rack, b.live) for b in snapshot.brokers}
+    differences = []
+    for broker in sorted(then.keys() | now.keys()):
+        before, after = then.get(broker), now.get(broker)
+        if before == after:
+            continue
+        if before is None:
+            differences.append(f"broker {broker} is new")
+        elif after is None:
+            differences.append(f"broker {broker} is gone")
+        elif before[0] != after[0]:
+            differences.append(f"broker {broker} moved from rack {before[0]} to {after[0]}")
+        else:
+            state = "live" if after[1] else "offline"
+            differences.append(f"broker {broker} is {state} now (was {'not ' * after[1]}live)")
+    return differences
+
+
+def _placement(entry: dict[str, Any], live: set[int]) -> Placement:
+    assignment = tuple(tuple(a) for a in entry["assignment"])
+    racks = entry.get("placeholder_racks") or [[] for _ in assignment]
+    factor = entry["replication_factor"]
+    under = tuple(i for i, a in enumerate(assignment) if sum(1 for b in a if b in live) < factor)
+    return Placement(entry["topic"], assignment, tuple(tuple(r) for r in racks), under)
+
+
+def _real(assignment: list[list[int]]) -> list[list[int]]:
+    return [[b for b in a if b >= 0] for a in assignment]
+
+
+async def apply_document(
+    admin: KafkaAdmin,
+    snapshot: Snapshot,
+    store: PlaceholderStore,
+    zookeeper: str | None,
+    document: dict[str, Any],
+    batch_size: int = 500,
+    timeout_ms: int = 30_000,
+    as_json: bool = True,
+) -> list[TopicResult]:
+    """Send the document's assignments; one result per topic entry, in order."""
+    live = {b.id for b in snapshot.brokers if b.live}
+    results: dict[str, TopicResult] = {}
+    creates: list[Planned] = []
+    grows: list[Planned] = []
+    entries = {t["topic"]: t for t in document["topics"]}
+    for entry in document["topics"]:
+        name = entry["topic"]
+        if entry["error"]:
+            results[name] = TopicResult(
+                name, ok=False, error=entry["error"], message=entry["message"]
+            )
+            continue
+        placement = _placement(entry, live)
+        lists = _real(entry["assignment"])
+        current = snapshot.topics.get(name)
+        have = [list(p.replicas) for p in current.partitions] if current else None
+        if entry["action"] == "create":
+            if have is not None:
+                results[name] = _already(name, have == lists, "created")
+                continue
+            spec = TopicSpec(name, assignment=dict(enumerate(lists)), configs=entry["configs"])
+            creates.append(Planned(name, spec=spec, placement=placement))
+            continue
+        first = entry["partitions"] - len(lists)
+        if have is not None and len(have) == entry["partitions"]:
+            results[name] = _already(name, have[first:] == lists, "grown")
+        elif have is None or len(have) != first:
+            results[name] = TopicResult(
+                name,
+                ok=False,
+                error="INVALID_PARTITIONS",
+                message=f"Topic '{name}' has {len(have) if have else 'no'} partitions now; the "
+                f"plan grows it from {first}. Preview again.",
+            )
+        else:
+            offline = {b for a in lists for b in a} - live
+            grows.append(
+                Planned(
+                    name,
+                    grow=NewPartitions(name, entry["partitions"], lists),
+                    placement=placement,
+                    via_zookeeper=bool(offline) and not snapshot.kraft,
+                )
+            )
+    batches = [creates[i : i + batch_size] for i in range(0, len(creates), batch_size)]
+    batches += [grows[i : i + batch_size] for i in range(0, len(grows), batch_size)]
+    with (
+        audit.operation("plan apply"),
+        progress_bar(as_json, "applying", len(creates) + len(grows)) as advance,
+    ):
+        for batch in batches:
+            done = await _send(admin, snapshot, store, zookeeper, batch, timeout_ms)
+            results.update((r.topic, r) for r in done)
+            advance(len(batch))
+    await _verify(admin, entries, results, [p.topic for b in batches for p in b])
+    return [results[t["topic"]] for t in document["topics"]]
+
+
+def _already(name: str, same: bool, verb: str) -> TopicResult:
+    if same:
+        return TopicResult(name, ok=True, message=f"Topic '{name}' is already {verb} as planned.")
+    return TopicResult(
+        name,
+        ok=False,
+        error="TOPIC_ALREADY_EXISTS",
+        message=f"Topic '{name}' exists with another assignment than the plan's. Preview again.",
+    )
+
+
+async def _send(
+    admin: KafkaAdmin,
+    snapshot: Snapshot,
+    store: PlaceholderStore,
+    zookeeper: str | None,
+    batch: list[Planned],
+    timeout_ms: int,
+) -> list[TopicResult]:
+    results: list[TopicResult] = []
+    specs = [p.spec for p in batch if p.spec is not None]
+    if specs:
+        ids = any(placing.has_placeholders(p) for p in batch)
+        sent = await admin.create_topics(specs, timeout_ms=timeout_ms, topic_ids=ids)
+        results = [placing.decorate(r, p, False) for r, p in zip(sent, batch, strict=True)]
+    else:
+        by_kafka = [p for p in batch if not p.via_zookeeper and p.grow is not None]
+        answers = iter(
+            await admin.create_partitions(
+                [p.grow for p in by_kafka if p.grow is not None], timeout_ms=timeout_ms
+            )
+            if by_kafka
+            else []
+        )
+        for p in batch:
+            if p.via_zookeeper:
+                results.append(
+                    await placing.grow_in_zookeeper(admin, snapshot, p, zookeeper, False)
+                )
+            else:
+                results.append(placing.decorate(next(answers), p, False))
+    first = {t: len(d.partitions) for t, d in snapshot.topics.items()}
+    await placing.record_placeholders(admin, store, snapshot, batch, results, first)
+    return results
+
+
+async def _verify(
+    admin: KafkaAdmin,
+    entries: dict[str, dict[str, Any]],
+    results: dict[str, TopicResult],
+    sent: list[str],
+) -> None:
+    """The final check: the cluster's metadata holds the planned replicas."""
+    names = [n for n in sent if results[n].ok]
+    if not names:
+        return
+    found, _ = await admin.describe_topics(names, configs=False)
+    by_name = {t.name: t for t in found}
+    for name in names:
+        entry = entries[name]
+        lists = _real(entry["assignment"])
+        topic = by_name.get(name)
+        have = [list(p.replicas) for p in topic.partitions] if topic else []
+        if have[entry["partitions"] - len(lists) :] != lists or len(have) != entry["partitions"]:
+            results[name] = TopicResult(
+                name,
+                ok=False,
+                error="ASSIGNMENT_MISMATCH",
+                message=f"Topic '{name}': the metadata shows {have}, not the planned {lists}.",
+            )

@@ -1,0 +1,94 @@
+"""What `plan preview|apply` show on a terminal: rich progress bars (none under `--output json`
+or off a terminal) and the plan's summary with a per-broker bar."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+def _terminal(as_json: bool) -> bool:
+    return not as_json and sys.stderr.isatty()
+
+
+@contextmanager
+def progress_bar(as_json: bool, what: str, total: int) -> Iterator[Any]:
+    if not _terminal(as_json):
+        yield lambda step: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda step: bar.advance(task, step)
+
+
+@contextmanager
+def stages(as_json: bool) -> Iterator[Any]:
+    if not _terminal(as_json):
+        yield lambda stage, done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def show(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(f"spark: {stage}", total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield show
+
+
+# -- the summary on a terminal ---------------------------------------------------------------------
+
+
+def print_summary(document: dict[str, Any]) -> None:
+    topics = document["topics"]
+    creates = sum(1 for t in topics if t["action"] == "create" and not t["error"])
+    grows = sum(1 for t in topics if t["action"] == "grow" and not t["error"])
+    refused = [t for t in topics if t["error"]]
+    stats = document["stats"]
+    print(
+        f"Plan ({document['engine']}): {creates} topic(s) to create, {grows} to grow, "
+        f"{len(refused)} refused; {stats['partitions']} new partitions, "
+        f"{stats['new_replicas']} replicas."
+    )
+    brokers = document["brokers"]
+    most = max([b["replicas_after"] for b in brokers] + [1])
+    print("BROKER\tRACK\tLIVE\tREPLICAS before -> after\tLEADERS before -> after\tDEGREE")
+    for b in brokers:
+        bar = "#" * round(30 * b["replicas_after"] / most)
+        print(
+            f"{b['id']}\t{b['rack'] or '-'}\t{'yes' if b['live'] else 'NO'}\t"
+            f"{b['replicas_before']} -> {b['replicas_after']}\t"
+            f"{b['leaders_before']} -> {b['leaders_after']}\t{b['degree']}\t{bar}"
+        )
+    for key in ("replicas_after", "leaders_after"):
+        s = stats[key]
+        print(
+            f"{key.replace('_', ' ')} per live broker: min {s['min']} max {s['max']} "
+            f"avg {s['avg']} std {s['std']} max/avg {s['max_avg']}"
+        )
+    print(
+        f"Partitions whose replicas share a rack: {stats['same_rack_partitions']}; "
+        f"placeholders: {stats['placeholders']}; replicas on offline brokers: "
+        f"{stats['replicas_on_offline_brokers']}."
+    )
+    for r in stats["racks"]:
+        print(
+            f"rack {r['rack']}: {r['brokers']} broker(s), replicas {r['replicas_before']} -> "
+            f"{r['replicas_after']}, leaders {r['leaders_before']} -> {r['leaders_after']}"
+        )
+    for t in refused:
+        print(f"Error ({t['error']}): {t['message']}", file=sys.stderr)
+    for w in document["warnings"]:
+        print(f"WARNING: {w}", file=sys.stderr)
+    if not stats["sanity"]["ok"]:
+        for problem in stats["sanity"]["problems"]:
+            print(f"SANITY CHECK FAILED: {problem}", file=sys.stderr)

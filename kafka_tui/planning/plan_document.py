@@ -1,0 +1,127 @@
+"""The plan document: one group placed (`run_group`, what the Spark job's executors run) and
+the document written from the groups in order (`write_document`), the same bytes whichever
+engine placed them.
+
+Pure and deterministic, like the rest of `planning/`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TextIO
+
+from kafka_tui.planning.placement import Broker, Load, Placement, place
+from kafka_tui.planning.plan_stats import Tally, broker_rows, statistics, tally
+
+if TYPE_CHECKING:  # plan.py re-exports this module: a runtime import would be a cycle
+    from kafka_tui.planning.plan import Group, Prepared, Row
+
+
+def run_group(brokers: Sequence[Broker], group: Group) -> tuple[str, Tally]:
+    """Place one group; returns its topic entries (JSON, one line each) and its tally."""
+    load = Load(dict(group.load.replicas), dict(group.load.leaders))
+    placements: dict[int, Placement] = {}
+    runs: list[list[int]] = []
+    for i, row in enumerate(group.rows):
+        if row.error is not None:
+            continue
+        if runs and group.rows[runs[-1][-1]].mode == row.mode:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    for run in runs:
+        mode = group.rows[run[0]].mode
+        results = place(brokers, load, [group.rows[i].request for i in run], mode)
+        load = load.plus(results)
+        placements.update(zip(run, results, strict=True))
+    entries = []
+    placed: list[tuple[Row, Placement]] = []
+    refused = 0
+    for i, row in enumerate(group.rows):
+        placement = placements.get(i)
+        if placement is not None and row.action == "grow" and not placement.error:
+            placement = _grow_check(row, placement)
+        entries.append(json.dumps(_entry(row, placement), separators=(",", ":")))
+        if placement is not None and placement.error is None:
+            placed.append((row, placement))
+        else:
+            refused += 1
+    return ",\n".join(entries), tally(brokers, placed, refused)
+
+
+def _grow_check(row: Row, placement: Placement) -> Placement:
+    """Kafka needs every new partition to have the topic's replica count: no placeholders."""
+    if not any(placement.placeholder_racks):
+        return placement
+    real = min(sum(b >= 0 for b in replicas) for replicas in placement.assignment)
+    return Placement(
+        row.topic,
+        (),
+        (),
+        (),
+        "INVALID_REPLICATION_FACTOR",
+        f"Topic '{row.topic}' has {row.request.replication_factor} replicas per partition, "
+        f"and Kafka needs as many for each new partition; only {real} brokers can take them. "
+        "Add brokers, or fill the placeholders first.",
+    )
+
+
+def _entry(row: Row, placement: Placement | None) -> dict[str, Any]:
+    error = row.error or (placement.error if placement else None)
+    message = row.message or (placement.message if placement else "")
+    entry: dict[str, Any] = {
+        "topic": row.topic,
+        "action": row.action,
+        "partitions": row.total,
+        "replication_factor": row.request.replication_factor,
+        "assignment": [] if placement is None or error else [list(a) for a in placement.assignment],
+        "warnings": list(row.warnings),
+        "error": error,
+        "message": message,
+        "configs": dict(row.configs),
+        "min_required_replication_factor": row.min_required,
+        "mode": row.mode,
+    }
+    if placement is not None and not error and any(placement.placeholder_racks):
+        entry["placeholder_racks"] = [list(r) for r in placement.placeholder_racks]
+    return entry
+
+
+def write_document(
+    out: TextIO, prepared: Prepared, groups: Iterable[tuple[str, Tally]], engine: str
+) -> Tally:
+    """The plan document, one topic per line; `groups` in group order. Returns the tally."""
+    options = prepared.options
+    out.write("{\n")
+    out.write(f'"engine": {json.dumps(engine)},\n')
+    head = {
+        "mode": options.mode,
+        "min_required_replication_factor": options.min_required,
+        "group_partitions": options.group_partitions,
+    }
+    out.write(f'"options": {_compact(head)},\n"topics": [\n')
+    total = Tally.empty()
+    first = True
+    for text, part in groups:
+        if text:
+            out.write(text if first else ",\n" + text)
+            first = False
+        total = total.merged(part)
+    out.write('\n],\n"brokers": [\n')
+    rows = broker_rows(prepared.brokers, prepared.before, total)
+    out.write(",\n".join(_compact(r) for r in rows))
+    stats = statistics(prepared.brokers, prepared.before, total, prepared.skipped)
+    out.write(f'\n],\n"stats": {_compact(stats)},\n')
+    out.write(f'"warnings": {_compact(list(prepared.warnings))}\n}}\n')
+    return total
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def plan_in_process(prepared: Prepared, out: TextIO, engine: str = "local") -> Tally:
+    return write_document(
+        out, prepared, (run_group(prepared.brokers, g) for g in prepared.groups), engine
+    )

@@ -1,0 +1,91 @@
+"""Plans read from Parquet: the rows the Spark job read (`spark_job --read-parquet`) -> the same
+intents, checked by the same rules, as a CSV plan's (`plan_io`).
+
+Without pyarrow only Spark reads Parquet, so the job writes the rows it read as JSON lines:
+first `{"columns": [...]}`, then one JSON array of values per row, in the order of the file
+(for a folder as Spark writes it: part files by name, then rows). Integers may come as integer
+or string columns, configs as `k=v;k=v` strings or as a map. A bad row is reported as
+`FILE: row N, column 'NAME': what is wrong`, every one at once. Pure: text in, intents out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kafka_tui.planning import plan_io
+from kafka_tui.planning.plan import Intent
+
+SUFFIX = ".parquet"
+
+
+def is_parquet(name: str) -> bool:
+    return name.rstrip("/").lower().endswith(SUFFIX)
+
+
+@dataclass(frozen=True)
+class ParquetRowError(plan_io.PlanFileError):
+    """`line` is the row (1-based, 0 = the file's schema); `column_name` the column, if any."""
+
+    column_name: str = ""
+
+    def __str__(self) -> str:
+        where = [f"row {self.line}"] if self.line else []
+        where += [f"column '{self.column_name}'"] if self.column_name else []
+        return (
+            f"{self.file}: {', '.join(where)}: {self.message}"
+            if where
+            else (f"{self.file}: {self.message}")
+        )
+
+
+def parse_rows(name: str, text: str) -> list[Intent]:
+    """The job's JSON lines -> intents; raises plan_io.PlanFileErrors (of ParquetRowError)."""
+    lines = text.split("\n")
+    columns: list[str] = json.loads(lines[0])["columns"]
+    try:
+        return plan_io.intents_from_records(name, _records(name, columns, lines[1:]))
+    except plan_io.PlanFileErrors as exc:
+        errors: list[plan_io.PlanFileError] = [
+            ParquetRowError(
+                e.file,
+                e.line,
+                e.column,
+                e.message,
+                columns[e.column - 1] if 0 < e.column <= len(columns) else "",
+            )
+            for e in exc.errors
+        ]
+        raise plan_io.PlanFileErrors(errors) from None
+
+
+def _records(
+    name: str, columns: list[str], lines: list[str]
+) -> Iterator[plan_io.Record | plan_io.PlanFileError]:
+    """plan_io's records: cells at (row, 1-based column index), the schema's errors at row 0."""
+    expected = ", ".join(plan_io.COLUMNS)
+    for index, column in enumerate(columns, start=1):
+        if column not in plan_io.COLUMNS:
+            yield plan_io.PlanFileError(
+                name, 0, index, f"unknown column '{column}' (expected {expected})"
+            )
+    if "topic" not in columns:
+        yield plan_io.PlanFileError(name, 0, 0, "the plan needs a 'topic' column")
+        return
+    topic_column = columns.index("topic") + 1
+    for row, raw in enumerate(lines, start=1):
+        if not raw:
+            continue
+        values = json.loads(raw)
+        cells: dict[str, plan_io.Cell] = {
+            column: (value, row, index)
+            for index, (column, value) in enumerate(zip(columns, values, strict=True), start=1)
+            if column in plan_io.COLUMNS and _given(value)
+        }
+        yield row, topic_column, cells
+
+
+def _given(value: object) -> bool:
+    """A null, or blank text, is the default, as an empty CSV field is."""
+    return value is not None and not (isinstance(value, str) and not value.strip())
