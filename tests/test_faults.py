@@ -1,5 +1,6 @@
 """A broker lost in the middle of a batch change, on both real clusters: every topic is
-reported, and each report matches the cluster's metadata afterwards.
+reported, and each report matches the cluster's metadata afterwards. Creates, deletes,
+partition increases, config changes and a bulk plan's apply.
 
 The broker the change goes to is frozen (SIGSTOP) just as the request leaves, so its answer
 is lost every time (a kill would race with a fast answer); afterwards it is killed and
@@ -10,30 +11,56 @@ again elsewhere — never report a created topic as failed, or a missing one as 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
+from kafka_tui.admin import (
+    ConfigChange,
+    ConfigOp,
+    ConnectionSettings,
+    KafkaAdmin,
+    NewPartitions,
+    TopicResult,
+    TopicSpec,
+)
 from kafka_tui.admin.connection import poll_until
-from kafka_tui.admin.protocol import CreateTopicsRequest, DeleteTopicsRequest
+from kafka_tui.admin.placeholders import PlaceholderStore
+from kafka_tui.admin.protocol import (
+    CreatePartitionsRequest,
+    CreateTopicsRequest,
+    DeleteTopicsRequest,
+    IncrementalAlterConfigsRequest,
+)
+from kafka_tui.cli import main
+from kafka_tui.commands.placing import take_snapshot
+from kafka_tui.commands.plan_apply import apply_document
 
 from .conftest import Cluster
 
 
-def _freeze_first(admin: KafkaAdmin, cluster: Cluster, kind: type) -> list[int]:
-    """Freeze the broker the first `kind` request is sent to, as it is sent."""
-    frozen: list[int] = []
+def _freeze_first(
+    admin: KafkaAdmin,
+    cluster: Cluster,
+    kind: type,
+    when: Callable[[Any], bool] = bool,
+    frozen: list[int] | None = None,
+) -> list[int]:
+    """Freeze the broker the first `kind` request (for which `when` holds) is sent to, as it
+    is sent; its id goes into `frozen` (returned)."""
+    frozen = [] if frozen is None else frozen
     original: Callable[..., Awaitable[Any]] = admin.client.send
     pids = {b["id"]: b["pid"] for b in cluster.dev.status()["brokers"]}
 
     async def send(node_id: int, request: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(request, kind) and not frozen:
+        if isinstance(request, kind) and when(request) and not frozen:
             os.kill(pids[node_id], signal.SIGSTOP)
             frozen.append(node_id)
         return await original(node_id, request, *args, **kwargs)
@@ -84,9 +111,7 @@ async def test_a_broker_lost_mid_create_and_mid_delete_loses_no_result(cluster: 
         # Nothing reported created is missing; nothing reported failed exists (a timeout is
         # "may still complete", the only honest answer when the change cannot be confirmed).
         assert reported <= exist and not (exist - reported - timed_out)
-        # The frozen broker never read the request: everything was sent again elsewhere
-        # (KRaft: another broker forwards; ZooKeeper mode: once a new controller is elected).
-        assert all(r.ok for r in results), [r.message for r in results if not r.ok][:3]
+        _assert_sent_again(results, cluster)
         cluster.restore()
 
         async with KafkaAdmin(settings) as admin:
@@ -103,3 +128,211 @@ async def test_a_broker_lost_mid_create_and_mid_delete_loses_no_result(cluster: 
         for broker in frozen:
             await _kill(cluster, broker)
         cluster.restore()
+
+
+# -- partition increases, config changes, a bulk plan -----------------------------------------
+
+
+async def _holding(
+    cluster: Cluster,
+    names: list[str],
+    holds: Callable[[KafkaAdmin, list[str]], Awaitable[set[str]]],
+    settled: Callable[[set[str]], bool],
+) -> set[str]:
+    """The topics of `names` the cluster shows in the state asked for (`holds`), once
+    `settled` accepts the answer (brokers apply a committed change a moment later)."""
+    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
+
+        async def check() -> set[str] | None:
+            found = await holds(admin, names)
+            return found if settled(found) else None
+
+        result = await poll_until(check, time.monotonic() + 60)
+        assert result is not None, "the cluster never showed what was reported done"
+        return result
+
+
+def _grown_to(total: int) -> Callable[[KafkaAdmin, list[str]], Awaitable[set[str]]]:
+    async def holds(admin: KafkaAdmin, names: list[str]) -> set[str]:
+        found, _ = await admin.describe_topics(names, configs=False)
+        return {t.name for t in found if len(t.partitions) >= total}
+
+    return holds
+
+
+def _config_is(key: str, value: str) -> Callable[[KafkaAdmin, list[str]], Awaitable[set[str]]]:
+    async def holds(admin: KafkaAdmin, names: list[str]) -> set[str]:
+        return {n for n, v in (await admin.topic_config_value(key, names)).items() if v == value}
+
+    return holds
+
+
+def _assert_matches(results: list[TopicResult], names: list[str], done: set[str]) -> None:
+    """Every topic reported, in order; nothing reported done is missing, nothing reported
+    failed is done ("may still complete" is the one honest answer left unconfirmed)."""
+    assert [r.topic for r in results] == names
+    reported = {r.topic for r in results if r.ok}
+    timed_out = {r.topic for r in results if r.error == "REQUEST_TIMED_OUT"}
+    # The figures for the issue's closing note (pytest -s).
+    print(
+        f"\n{len(names)} topics: reported ok {len(reported)}, check again {len(timed_out)}, "
+        f"done {len(done)}, misreported {len(reported - done) + len(done - reported - timed_out)}"
+    )
+    assert reported <= done, sorted(reported - done)[:3]
+    assert not (done - reported - timed_out), sorted(done - reported - timed_out)[:3]
+
+
+def _assert_sent_again(results: list[TopicResult], cluster: Cluster) -> None:
+    """The frozen broker never read the request, so everything was sent again elsewhere: in
+    KRaft every topic is done (any broker forwards). In ZooKeeper mode the frozen broker may
+    be the controller: the new one, elected once its ZooKeeper session expires, may answer
+    REQUEST_TIMED_OUT while it still loads (honest; `_assert_matches` checked the rest)."""
+    if cluster.mode == "kraft":
+        assert all(r.ok for r in results), [r.message for r in results if not r.ok][:3]
+    else:
+        odd = [r.message for r in results if not r.ok and r.error != "REQUEST_TIMED_OUT"]
+        assert not odd, odd[:3]
+
+
+async def _create_plainly(cluster: Cluster, names: list[str]) -> None:
+    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
+        created = await admin.create_topics([TopicSpec(n, 1, 1) for n in names])
+    assert all(r.ok for r in created), [r.message for r in created if not r.ok][:3]
+
+
+async def _delete_plainly(cluster: Cluster, names: list[str]) -> None:
+    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
+        await admin.delete_topics(names)
+
+
+@pytest.mark.timeout(300)
+async def test_a_broker_lost_mid_partition_increase_loses_no_result(cluster: Cluster) -> None:
+    names = [f"fault-grow-{uuid.uuid4().hex[:6]}-{i:03d}" for i in range(100)]
+    settings = ConnectionSettings(cluster.bootstrap_servers, request_timeout_ms=5_000)
+    await _create_plainly(cluster, names)
+    frozen: list[int] = []
+    try:
+        async with KafkaAdmin(settings) as admin:
+            frozen = _freeze_first(admin, cluster, CreatePartitionsRequest)
+            requests = [NewPartitions(n, 2) for n in names]
+            results = await admin.create_partitions(requests, timeout_ms=10_000)
+            assert frozen, "the request was never sent"
+        await _kill(cluster, frozen[0])
+        reported = {r.topic for r in results if r.ok}
+        grown = await _holding(cluster, names, _grown_to(2), lambda g: g >= reported)
+        _assert_matches(results, names, grown)
+        _assert_sent_again(results, cluster)
+        assert all(r.partitions == 2 for r in results)
+    finally:
+        for broker in frozen:
+            await _kill(cluster, broker)
+        cluster.restore()
+    await _delete_plainly(cluster, names)
+
+
+@pytest.mark.timeout(300)
+async def test_a_broker_lost_mid_config_change_loses_no_result(cluster: Cluster) -> None:
+    """IncrementalAlterConfigs goes to one broker (any broker applies it, not only the
+    controller); a SET is idempotent, so the lost request is sent again elsewhere."""
+    names = [f"fault-conf-{uuid.uuid4().hex[:6]}-{i:03d}" for i in range(50)]
+    settings = ConnectionSettings(cluster.bootstrap_servers, request_timeout_ms=5_000)
+    await _create_plainly(cluster, names)
+    frozen: list[int] = []
+    try:
+        async with KafkaAdmin(settings) as admin:
+            frozen = _freeze_first(admin, cluster, IncrementalAlterConfigsRequest)
+            change = [ConfigChange("retention.ms", ConfigOp.SET, "4242000")]
+            results = await admin.alter_topic_configs({n: change for n in names})
+            assert frozen, "the request was never sent"
+        await _kill(cluster, frozen[0])
+        reported = {r.topic for r in results if r.ok}
+        changed = await _holding(
+            cluster, names, _config_is("retention.ms", "4242000"), lambda c: c >= reported
+        )
+        _assert_matches(results, names, changed)
+        _assert_sent_again(results, cluster)
+    finally:
+        for broker in frozen:
+            await _kill(cluster, broker)
+        cluster.restore()
+    await _delete_plainly(cluster, names)
+
+
+def _cli(cluster: Cluster, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
+    base = ["--bootstrap-server", cluster.bootstrap_servers, "--output", "json"]
+    if cluster.zookeeper:
+        base += ["--zookeeper", cluster.zookeeper]
+    code = main([*base, *args])
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if out.strip() else err
+
+
+async def _apply_with_a_broker_lost(
+    cluster: Cluster, document: dict[str, Any], frozen: list[int]
+) -> list[TopicResult]:
+    """`plan apply --batch-size 50` in process, the broker of the second batch frozen."""
+    settings = ConnectionSettings(cluster.bootstrap_servers, request_timeout_ms=5_000)
+    second = document["topics"][50]["topic"]
+    async with KafkaAdmin(settings) as admin:
+        store = PlaceholderStore(settings)
+        snapshot = await take_snapshot(admin, zookeeper=cluster.zookeeper, store=store)
+        _freeze_first(
+            admin,
+            cluster,
+            CreateTopicsRequest,
+            lambda r: any(t.name == second for t in r.topics),
+            frozen,
+        )
+        results = await apply_document(
+            admin, snapshot, store, cluster.zookeeper, document, 50, 10_000
+        )
+        assert frozen, "the second batch was never sent"
+    await _kill(cluster, frozen[0])
+    return results
+
+
+async def _replicas(cluster: Cluster, names: list[str]) -> dict[str, list[list[int]]]:
+    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
+        found, _ = await admin.describe_topics(names, configs=False)
+    return {t.name: [p.replicas for p in t.partitions] for t in found}
+
+
+@pytest.mark.timeout(400)
+def test_a_broker_lost_mid_plan_apply_loses_no_result_and_the_plan_resumes(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    prefix = f"fault-plan-{uuid.uuid4().hex[:6]}"
+    plan = tmp_path / "plan.csv"
+    rows = [f"{prefix}-{n:03d},3,2,," for n in range(200)]
+    header = "topic,partitions,replication_factor,min_required_replication_factor,configs"
+    plan.write_text("\n".join([header, *rows]) + "\n")
+    saved = tmp_path / "saved.json"
+    code, document = _cli(cluster, capsys, "plan", "preview", str(plan), "--save", str(saved))
+    assert code == 0, document
+    names = [t["topic"] for t in document["topics"]]
+    planned = {t["topic"]: t["assignment"] for t in document["topics"]}
+    frozen: list[int] = []
+    try:
+        results = asyncio.run(_apply_with_a_broker_lost(cluster, document, frozen))
+
+        async def as_planned(admin: KafkaAdmin, names: list[str]) -> set[str]:
+            found, _ = await admin.describe_topics(names, configs=False)
+            return {t.name for t in found if [p.replicas for p in t.partitions] == planned[t.name]}
+
+        reported = {r.topic for r in results if r.ok}
+        done = asyncio.run(_holding(cluster, names, as_planned, lambda d: d >= reported))
+        _assert_matches(results, names, done)
+        _assert_sent_again(results, cluster)
+        cluster.restore()
+
+        # Applied again: every topic already there as planned is skipped and reported ok.
+        code, again = _cli(cluster, capsys, "plan", "apply", str(saved), "--yes")
+        assert code == 0, again
+        assert [r["topic"] for r in again] == names
+        assert all(r["ok"] and "already created as planned" in r["message"] for r in again)
+        assert asyncio.run(_replicas(cluster, names)) == planned
+    finally:
+        for broker in frozen:
+            asyncio.run(_kill(cluster, broker))
+        cluster.restore()
+    asyncio.run(_delete_plainly(cluster, names))

@@ -94,6 +94,18 @@ class _BrokersOnlyClient(AIOKafkaClient):
         cluster_metadata.failed_update(None)
         return False
 
+    async def close(self) -> None:
+        # aiokafka cancels its metadata synchronizer once and awaits it; Python 3.11's wait_for
+        # swallows a cancellation that arrives as its inner call completes (fixed in 3.12), and
+        # the synchronizer then sleeps out metadata_max_age (300 s) before close returns —
+        # measured after a lost broker. Cancel until it has ended.
+        task: asyncio.Task[None] | None = getattr(self, "_sync_task", None)
+        while task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=0.1)
+        self._sync_task = None
+        await super().close()
+
 
 def security_kwargs(s: ConnectionSettings) -> dict[str, Any]:
     """aiokafka's security arguments for a profile (clients, producers and consumers alike)."""
@@ -423,10 +435,14 @@ class AdminConnection:
                 else:
                     answers[r["name"]] = r
             if lost is not None and settle is not None:
+                # After a lost answer the controller has often just moved (ZooKeeper mode: a
+                # new one, still loading): its own REQUEST_TIMED_OUT is checked by metadata
+                # too, so a change that did complete is not left as "check again".
                 maybe = [
                     i
                     for i in pending
-                    if answers.get(name_of(i), {}).get("error_code") in settle.codes
+                    if answers.get(name_of(i), {}).get("error_code")
+                    in settle.codes | {REQUEST_TIMED_OUT}
                 ]
                 if maybe:
                     answers.update(_recovered(await settle.done(maybe, True), lost))
