@@ -79,3 +79,19 @@ def test_a_large_journal_is_compacted_on_reading(tmp_path: Path) -> None:
     assert [e.topic for e in ChangeJournal(path).expectations("c1", None)] == ["new"]
     assert len(path.read_text().splitlines()) == 1
     assert [e.topic for e in ChangeJournal(path).expectations("c1", None)] == ["new"]
+
+
+def test_a_bulk_change_is_one_line_and_a_file_in_force_is_not_rewritten(tmp_path: Path) -> None:
+    """Read by every kafka-tui start: 2,000 topics' expectations are one line, and a large
+    file whose changes are still in force is read, not rewritten, on every start."""
+    path = tmp_path / "j.jsonl"
+    journal = ChangeJournal(path)
+    for batch in range(10):
+        names = [f"topic-{batch}-{i:05d}-of-a-bulk-change" for i in range(2000)]
+        journal.record("c1", [Expectation(name, True, 3) for name in names])
+    assert len(path.read_text().splitlines()) == 10
+    assert path.stat().st_size > 2**19  # past the size where mostly expired files compact
+    before = path.stat().st_mtime_ns
+    again = ChangeJournal(path)
+    assert len(again.expectations("c1", None)) == 20_000
+    assert path.stat().st_mtime_ns == before
