@@ -50,6 +50,9 @@ def run_process(
     return elapsed, proc.stdout
 
 
+STATE = tempfile.mkdtemp(prefix="kafka-tui-bench-state-")
+
+
 def ours(
     bootstrap: str, action: str, names: list[str], src: str | None = None, broker: bool = False
 ) -> tuple[float, Any]:
@@ -61,7 +64,17 @@ def ours(
     else:
         cmd += ["--yes", "--timeout-ms", "300000"]
     # The other checkout comes first on sys.path: as the working directory and PYTHONPATH.
-    env = dict(os.environ, PYTHONPATH=src) if src else None
+    # Each checkout keeps its own journal and audit log in the bench's folder: an older
+    # checkout's journal format must not weigh on the current one's start, nor the bench's
+    # 100,000 expectations on the user's own files.
+    state = Path(STATE) / ("before" if src else "now")
+    env = dict(
+        os.environ,
+        KAFKA_TUI_JOURNAL=str(state / "recent-changes.jsonl"),
+        KAFKA_TUI_AUDIT_LOG=str(state / "audit.jsonl"),
+    )
+    if src:
+        env["PYTHONPATH"] = src
     seconds, out = run_process(cmd, env, cwd=src)
     return seconds, json.loads(out)
 
