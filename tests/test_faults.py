@@ -11,7 +11,6 @@ again elsewhere — never report a created topic as failed, or a missing one as 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import time
@@ -39,11 +38,11 @@ from kafka_tui.admin.protocol import (
     DeleteTopicsRequest,
     IncrementalAlterConfigsRequest,
 )
-from kafka_tui.cli import main
 from kafka_tui.commands.placing import take_snapshot
 from kafka_tui.commands.plan_apply import apply_document
 
 from .conftest import Cluster
+from .test_plans import cli
 
 
 def _freeze_first(
@@ -258,15 +257,6 @@ async def test_a_broker_lost_mid_config_change_loses_no_result(cluster: Cluster)
     await _delete_plainly(cluster, names)
 
 
-def _cli(cluster: Cluster, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
-    base = ["--bootstrap-server", cluster.bootstrap_servers, "--output", "json"]
-    if cluster.zookeeper:
-        base += ["--zookeeper", cluster.zookeeper]
-    code = main([*base, *args])
-    out, err = capsys.readouterr()
-    return code, json.loads(out) if out.strip() else err
-
-
 async def _apply_with_a_broker_lost(
     cluster: Cluster, document: dict[str, Any], frozen: list[int]
 ) -> list[TopicResult]:
@@ -307,7 +297,7 @@ def test_a_broker_lost_mid_plan_apply_loses_no_result_and_the_plan_resumes(
     header = "topic,partitions,replication_factor,min_required_replication_factor,configs"
     plan.write_text("\n".join([header, *rows]) + "\n")
     saved = tmp_path / "saved.json"
-    code, document = _cli(cluster, capsys, "plan", "preview", str(plan), "--save", str(saved))
+    code, document = cli(capsys, cluster, "plan", "preview", str(plan), "--save", str(saved))
     assert code == 0, document
     names = [t["topic"] for t in document["topics"]]
     planned = {t["topic"]: t["assignment"] for t in document["topics"]}
@@ -326,7 +316,7 @@ def test_a_broker_lost_mid_plan_apply_loses_no_result_and_the_plan_resumes(
         cluster.restore()
 
         # Applied again: every topic already there as planned is skipped and reported ok.
-        code, again = _cli(cluster, capsys, "plan", "apply", str(saved), "--yes")
+        code, again = cli(capsys, cluster, "plan", "apply", str(saved), "--yes")
         assert code == 0, again
         assert [r["topic"] for r in again] == names
         assert all(r["ok"] and "already created as planned" in r["message"] for r in again)

@@ -249,16 +249,10 @@ class PlanScreen(KafkaScreen):
         """Parquet needs Spark (pyarrow is not installed): its JVM reads the rows."""
         master = self.query_one("#spark-master", Input).value.strip() or "local[*]"
         self._stage(f"Reading {path} with Spark ({master})…")
-
-        def show(stage: str, done: int, total: int) -> None:
-            self._stage(f"Spark: {stage} {done}/{total}. esc cancels.")
-            self._progress(done, total)
-
-        def started(process: asyncio.subprocess.Process) -> None:
-            self.spark_process = process
-
         try:
-            intents, failure = await read_parquet_plan(path, master, show, started)
+            intents, failure = await read_parquet_plan(
+                path, master, self._spark_shown, self._spark_started
+            )
         except plan_io.PlanFileErrors as exc:
             self.intents = None
             self.query_one("#plan-warnings", Static).update("\n".join(map(str, exc.errors)))
@@ -329,18 +323,19 @@ class PlanScreen(KafkaScreen):
         finally:
             stop.set()  # a cancelled worker leaves the thread: make it stop at the next group
 
+    def _spark_shown(self, stage: str, done: int, total: int) -> None:
+        self._stage(f"Spark: {stage} {done}/{total}. esc cancels.")
+        self._progress(done, total)
+
+    def _spark_started(self, process: asyncio.subprocess.Process) -> None:
+        self.spark_process = process
+
     async def _spark(self, prepared: Prepared, master: str) -> str | None:
         """The Spark job as `plan preview --engine spark` runs it; None when it failed."""
         self._stage(f"Starting Spark ({master})… esc cancels. Its log: {spark_log_path()}")
-
-        def show(stage: str, done: int, total: int) -> None:
-            self._stage(f"Spark: {stage} {done}/{total}. esc cancels.")
-            self._progress(done, total)
-
-        def started(process: asyncio.subprocess.Process) -> None:
-            self.spark_process = process
-
-        text, failure = await run_spark_job(prepared, master, show, started)
+        text, failure = await run_spark_job(
+            prepared, master, self._spark_shown, self._spark_started
+        )
         if failure is not None:
             self.notify(
                 f"{failure}. Its log: {spark_log_path()}",
