@@ -316,10 +316,16 @@ def test_a_broker_lost_mid_plan_apply_loses_no_result_and_the_plan_resumes(
         cluster.restore()
 
         # Applied again: every topic already there as planned is skipped and reported ok.
+        capsys.readouterr()  # the figures line _assert_matches printed is not the CLI's output
         code, again = cli(capsys, cluster, "plan", "apply", str(saved), "--yes")
         assert code == 0, again
         assert [r["topic"] for r in again] == names
-        assert all(r["ok"] and "already created as planned" in r["message"] for r in again)
+        assert all(r["ok"] for r in again), [r["message"] for r in again if not r["ok"]][:3]
+        # Those reported done are skipped; a "check again" one (ZooKeeper mode: the request
+        # died with the frozen controller) may be created only now, which is the resume.
+        assert all(
+            "already created as planned" in r["message"] for r in again if r["topic"] in reported
+        )
         assert asyncio.run(_replicas(cluster, names)) == planned
     finally:
         for broker in frozen:
