@@ -73,6 +73,13 @@ def cluster(request: pytest.FixtureRequest) -> Cluster:
 
 
 @pytest.fixture
+async def kadmin(kraft_cluster: Cluster) -> AsyncIterator[KafkaAdmin]:
+    """An admin client on the KRaft cluster, for tests that prepare what a screen shows."""
+    async with KafkaAdmin(ConnectionSettings(kraft_cluster.bootstrap_servers)) as client:
+        yield client
+
+
+@pytest.fixture
 def topic_name(request: pytest.FixtureRequest) -> Callable[[str], str]:
     """Unique topic names per test, so tests never see each other's topics."""
     stem = re.sub(r"[^a-zA-Z0-9-]", "-", request.node.name)[:60]

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, Label, Static
 
@@ -25,12 +24,6 @@ from .conftest import Cluster
 
 Names = Callable[[str], str]
 SIZE = (100, 30)
-
-
-@pytest.fixture
-async def kadmin(kraft_cluster: Cluster) -> AsyncIterator[KafkaAdmin]:
-    async with KafkaAdmin(ConnectionSettings(kraft_cluster.bootstrap_servers)) as client:
-        yield client
 
 
 def app_for(cluster: Cluster, *, read_only: bool = False) -> KafkaTuiApp:

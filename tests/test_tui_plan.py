@@ -6,36 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Select, Static
 
-from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
-from kafka_tui.config import Profile, Settings
-from kafka_tui.tui.app import KafkaTuiApp, make_app
+from kafka_tui.admin import KafkaAdmin, TopicSpec
+from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.metadata import MetadataScreen
 from kafka_tui.tui.screens.plan import PlanScreen
 from kafka_tui.tui.widgets.broker_chart import ADDED, KEPT, BrokerChart
 from kafka_tui.tui.widgets.tables import PreviewTable
 
 from .conftest import Cluster
+from .test_tui import app_for
 
 Names = Callable[[str], str]
 SIZE = (130, 50)
-
-
-@pytest.fixture
-async def kadmin(kraft_cluster: Cluster) -> AsyncIterator[KafkaAdmin]:
-    async with KafkaAdmin(ConnectionSettings(kraft_cluster.bootstrap_servers)) as client:
-        yield client
-
-
-def app_for(cluster: Cluster) -> KafkaTuiApp:
-    profile = Profile("test", ConnectionSettings(cluster.bootstrap_servers))
-    return make_app(Settings(profiles={"test": profile}), profile, refresh_seconds=0)
 
 
 async def open_screen(app: KafkaTuiApp, pilot: Pilot[None], screen: PlanScreen) -> PlanScreen:

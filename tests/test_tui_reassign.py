@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Label, ProgressBar, Static
 
-from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
+from kafka_tui.admin import KafkaAdmin, TopicSpec
 from kafka_tui.admin.reassignments import FOLLOWER_REPLICAS, LEADER_REPLICAS
-from kafka_tui.config import Profile, Settings
-from kafka_tui.tui.app import KafkaTuiApp, make_app
+from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.detail import TopicDetailScreen
 from kafka_tui.tui.screens.metadata import MetadataScreen
 from kafka_tui.tui.screens.reassign import ReassignScreen
@@ -26,20 +24,10 @@ from kafka_tui.tui.widgets.topic_table import TopicTable
 from .conftest import Cluster
 from .test_alter_rf import produce
 from .test_reassign import throttles
+from .test_tui import app_for
 
 Names = Callable[[str], str]
 SIZE = (120, 40)
-
-
-@pytest.fixture
-async def kadmin(kraft_cluster: Cluster) -> AsyncIterator[KafkaAdmin]:
-    async with KafkaAdmin(ConnectionSettings(kraft_cluster.bootstrap_servers)) as client:
-        yield client
-
-
-def app_for(cluster: Cluster) -> KafkaTuiApp:
-    profile = Profile("test", ConnectionSettings(cluster.bootstrap_servers))
-    return make_app(Settings(profiles={"test": profile}), profile, refresh_seconds=0)
 
 
 async def open_screen(app: KafkaTuiApp, pilot: Pilot[None], topic: str) -> ReassignScreen:
