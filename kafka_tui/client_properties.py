@@ -206,31 +206,30 @@ def read_client_properties(path: Path) -> ClientProperties:
 
 
 def client_properties(entries: dict[str, tuple[int, str]], where: str) -> ClientProperties:
-    from . import client_stores  # cryptography loads only when a file names a keystore
+    from . import client_stores  # it loads cryptography only when a file names a store
 
     values = {key: value for key, (_, value) in entries.items()}
 
     def at(key: str) -> str:
         return f"{where}:{entries[key][0]}: {key}"
 
+    def choice(key: str, allowed: tuple[str, ...], why: str = "") -> str | None:
+        value = values.get(key)
+        if value is None:
+            return None
+        value = value.strip().upper()
+        if value not in allowed:
+            raise PropertiesError(f"{at(key)} must be one of {', '.join(allowed)}{why}")
+        return value
+
     overrides: dict[str, Any] = {}
-    protocol = values.get("security.protocol")
+    protocol = choice("security.protocol", get_args(SecurityProtocol))
     if protocol is not None:
-        protocol = protocol.strip().upper()
-        if protocol not in get_args(SecurityProtocol):
-            raise PropertiesError(
-                f"{at('security.protocol')} must be one of {', '.join(get_args(SecurityProtocol))}"
-            )
         overrides["security_protocol"] = protocol
-    mechanism = values.get("sasl.mechanism")
+    mechanism = choice(
+        "sasl.mechanism", get_args(SaslMechanism), " (kafka-tui speaks SASL/PLAIN and SASL/SCRAM)"
+    )
     if mechanism is not None:
-        mechanism = mechanism.strip().upper()
-        if mechanism not in get_args(SaslMechanism):
-            raise PropertiesError(
-                f"{at('sasl.mechanism')} must be one of "
-                f"{', '.join(get_args(SaslMechanism))} (kafka-tui speaks SASL/PLAIN and "
-                "SASL/SCRAM)"
-            )
         overrides["sasl_mechanism"] = mechanism
     if "sasl.jaas.config" in values:
         kind, options = parse_jaas(values["sasl.jaas.config"], at("sasl.jaas.config"))
