@@ -20,9 +20,8 @@ import json
 import os
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..paths import user_path
 
@@ -34,10 +33,10 @@ TTL_SECONDS = 600.0
 _COMPACT_BYTES = 512 * 2**10
 
 
-@dataclass(frozen=True)
-class Expectation:
+class Expectation(NamedTuple):
     """`exists`: the topic is listed with at least `partitions` partitions (and, when known,
-    the id `topic_id`). Otherwise the topic with id `topic_id` (any, when None) is gone."""
+    the id `topic_id`). Otherwise the topic with id `topic_id` (any, when None) is gone.
+    A tuple: a bulk change makes thousands, and a frozen dataclass costs several times more."""
 
     topic: str
     exists: bool
@@ -97,15 +96,17 @@ class ChangeJournal:
                 cluster, at, exists = str(row["c"]), float(row["at"]), row.get("x")
                 entries = row["e"] if "e" in row else [[row["t"], row.get("p", 0), row.get("id")]]
                 known = self._by_cluster.setdefault(cluster, {})
-                expired += at < horizon
+                if exists is None or at < horizon:
+                    expired += at < horizon
+                    for entry in entries:
+                        known.pop(str(entry[0]), None)
+                    continue
+                kind = bool(exists)
                 for entry in entries:
                     topic = str(entry[0])
-                    if exists is None or at < horizon:
-                        known.pop(topic, None)
-                    else:
-                        partitions = int(entry[1]) if len(entry) > 1 and entry[1] else 0
-                        topic_id = entry[2] if len(entry) > 2 else None
-                        known[topic] = Expectation(topic, bool(exists), partitions, topic_id, at)
+                    partitions = int(entry[1]) if len(entry) > 1 and entry[1] else 0
+                    topic_id = entry[2] if len(entry) > 2 else None
+                    known[topic] = Expectation(topic, kind, partitions, topic_id, at)
             except (ValueError, KeyError, TypeError, IndexError):
                 continue
         # Rewritten only when mostly expired: a file of changes still in force stays as it is.
