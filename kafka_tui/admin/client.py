@@ -10,6 +10,7 @@ later reads wait for a broker that has it (journal.py), so they never go backwar
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -25,7 +26,7 @@ from .batches import (
     merge,
 )
 from .connection import Settle, poll_until
-from .errors import ValidationError, sentence
+from .errors import AdminError, ValidationError, sentence
 from .journal import Expectation
 from .model import (
     ConfigChange,
@@ -309,15 +310,21 @@ class KafkaAdmin(AdminReads, AdminReassignments):
     async def _delete_topics(
         self, names: Sequence[str], timeout_ms: int, allow_internal: bool
     ) -> list[TopicResult]:
-        metadata = await self._metadata(list(dict.fromkeys(names)), partitions=False)
-        # ZooKeeper-mode 3.9 answers a deletion by name with no topic id; the id tells a later
-        # read whether a topic listed under the same name is the deleted one or a new one.
-        ids = {t["name"]: t["topic_id"] for t in metadata["topics"] if not t["error_code"]}
+        unique = list(dict.fromkeys(names))
         internal: set[str] = set()
         if not allow_internal:
-            internal = {t["name"] for t in metadata["topics"] if t["is_internal"]}
-            internal |= KNOWN_INTERNAL_TOPICS.intersection(names)
-
+            internal = set(KNOWN_INTERNAL_TOPICS.intersection(unique))
+            # Kafka's internal topics are known by name; a newer one would start with "__"
+            # too, and the broker's own flag decides for those (one small read, before).
+            doubtful = [n for n in unique if n.startswith("__") and n not in internal]
+            if doubtful:
+                metadata = await self._metadata(doubtful, partitions=False)
+                internal |= {t["name"] for t in metadata["topics"] if t["is_internal"]}
+        # KRaft answers a deletion with the topic's id; ZooKeeper-mode 3.9 does not. The id
+        # tells a later read whether a topic listed under the same name is the deleted one or
+        # a new one, so the ids are read alongside the deletion (sent first, answered from
+        # the broker's cache in milliseconds): a read before it would cost a round trip and
+        # 2,000 topics' metadata on every deletion.
         refused = self._validated(list(names), lambda i: validation.check_name(names[i]), "delete")
         for i, name in enumerate(names):
             # A safety rule, not a validation: it holds even when validation is off.
@@ -331,8 +338,11 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                     "share groups).",
                 )
         to_send = [n for i, n in enumerate(names) if i not in refused]
-        answers = (
-            await self._to_controller(
+        if not to_send:
+            return [refused[i] for i in range(len(names))]
+        ids_read = asyncio.create_task(self._ids(list(dict.fromkeys(to_send))))
+        try:
+            answers = await self._to_controller(
                 lambda items: protocol.DeleteTopicsRequest(
                     list(items), self._broker_timeout(timeout_ms)
                 ),
@@ -342,9 +352,10 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                 timeout_ms,
                 Settle(self._deleted, frozenset({UNKNOWN_TOPIC})),
             )
-            if to_send
-            else {}
-        )
+        except BaseException:
+            ids_read.cancel()
+            raise
+        ids = await ids_read
         results = merge(
             names,
             refused,
@@ -360,6 +371,20 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             Expectation(r.topic, False, topic_id=r.topic_id) for r in results.values() if r.ok
         )
         return [results[i] for i in range(len(names))]
+
+    async def _ids(self, names: list[str]) -> dict[str, str | None]:
+        """The ids of `names` as the read broker lists them now, else as kafka-tui's own
+        recent changes left them (a broker behind a create it made); a failed read gives no
+        ids: the deletion's result does not depend on them."""
+        try:
+            answer = await self._metadata_from(names, self._reader(), partitions=False)
+            listed = {t["name"]: t["topic_id"] for t in answer["topics"] if not t["error_code"]}
+        except AdminError:
+            listed = {}
+        for e in self.journal.expectations(self.cluster_id, names):
+            if e.exists and e.topic_id and not listed.get(e.topic):
+                listed[e.topic] = e.topic_id
+        return listed
 
     # -- configs -----------------------------------------------------------------------------
 

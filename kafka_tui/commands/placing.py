@@ -8,6 +8,7 @@ sees a broker), when the profile names ZooKeeper; otherwise only the live broker
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
@@ -119,9 +120,11 @@ async def take_snapshot(
     """`current`: the topics the operation touches, whose latest state (after kafka-tui's own
     recent changes) the snapshot must show; None: all. The rest only weigh as load, and
     waiting for brokers still applying an earlier bulk change would cost seconds."""
-    brokers, kraft = await observed_brokers(admin, zookeeper)
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
-    topics = {t.name: t for t in await admin.list_topics(consistent_for=wanted)}
+    (brokers, kraft), listed = await asyncio.gather(
+        observed_brokers(admin, zookeeper), admin.list_topics(consistent_for=wanted)
+    )
+    topics = {t.name: t for t in listed}
     load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
     live = [b.id for b in brokers if b.live]
     defaults = await admin.broker_configs(live[0], _DEFAULT_KEYS) if live else {}
@@ -145,12 +148,14 @@ async def load_placeholders(
     ids = {t.name: t.topic_id for t in topics}
     return {
         name: {p: [s.slot for s in slots] for p, slots in e.slots.items()}
-        for name, e in (await _stored(admin, store)).items()
+        for name, e in (await stored_placeholders(admin, store)).items()
         if name in ids and e.topic_id in (None, ids[name])
     }
 
 
-async def _stored(admin: KafkaAdmin, store: PlaceholderStore) -> dict[str, PlaceholderEntry]:
+async def stored_placeholders(
+    admin: KafkaAdmin, store: PlaceholderStore
+) -> dict[str, PlaceholderEntry]:
     """Every placeholder record; {} when the placeholder topic does not exist. Its partition
     count comes from kafka-tui's consistent metadata (see PlaceholderStore.load)."""
     found, _ = await admin.describe_topics([store.topic], configs=False)
@@ -158,13 +163,18 @@ async def _stored(admin: KafkaAdmin, store: PlaceholderStore) -> dict[str, Place
 
 
 async def forget_placeholders(
-    admin: KafkaAdmin, store: PlaceholderStore, deleted: list[str]
+    admin: KafkaAdmin,
+    store: PlaceholderStore,
+    deleted: list[str],
+    stored: dict[str, PlaceholderEntry] | None = None,
 ) -> None:
-    """Deleting a topic removes its placeholder record."""
+    """Deleting a topic removes its placeholder record. `stored`: the records, when read
+    already (alongside the deletion)."""
     if not deleted:
         return
-    gone = [t for t in await _stored(admin, store) if t in set(deleted)]
-    await store.write([], removed=gone)
+    entries = stored if stored is not None else await stored_placeholders(admin, store)
+    gone = set(deleted)
+    await store.write([], removed=[t for t in entries if t in gone])
 
 
 # -- creates ---------------------------------------------------------------------------------

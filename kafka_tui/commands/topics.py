@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from dataclasses import replace
 
 from ..admin import (
+    AdminError,
     ConfigChange,
     ConfigOp,
     KafkaAdmin,
@@ -26,6 +28,7 @@ from .placing import (
     PlacementOptions,
     forget_placeholders,
     load_placeholders,
+    stored_placeholders,
     take_snapshot,
 )
 
@@ -397,9 +400,28 @@ async def _delete(
         if not _confirm_deletion(names, by_count=args.topic is not None):
             print("Nothing deleted: the confirmation did not match.", file=sys.stderr)
             return 1
-    results = await admin.delete_topics(names, timeout_ms=args.timeout_ms)
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
-    await forget_placeholders(admin, store, [r.topic for r in results if r.ok])
+    # The placeholder records are read while the deletion runs: it does not change them.
+    stored = asyncio.create_task(stored_placeholders(admin, store))
+    try:
+        results = await admin.delete_topics(names, timeout_ms=args.timeout_ms)
+    except BaseException:
+        stored.cancel()
+        raise
+    try:
+        deleted = [r.topic for r in results if r.ok]
+        await forget_placeholders(admin, store, deleted, await stored if deleted else {})
+    except AdminError as exc:
+        # The deletions stand and each topic's result is reported; only the records stay.
+        print(
+            "kafka-tui: warning: the topics were deleted, but their KIP-409 placeholder "
+            f"records were not removed: {exc.message}",
+            file=sys.stderr,
+        )
+    finally:
+        stored.cancel()
+        if stored.done() and not stored.cancelled():
+            stored.exception()  # retrieved: a failed read was reported above or is moot
     if args.if_exists:
         results = [
             replace(r, ok=True, error=None, message=f"Topic '{r.topic}' does not exist; skipped.")
