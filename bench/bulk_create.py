@@ -253,6 +253,10 @@ def main() -> None:
     args = parser.parse_args()
 
     os.environ.setdefault("KAFKA_TUI_BROKER_HEAP_MB", "1024")
+    # Both checkouts start from byte-compiled modules, as an installed kafka-tui and aiokafka
+    # (site-packages) do; otherwise PYTHONDONTWRITEBYTECODE makes every start compile them.
+    for src in [str(HERE.parent), *([args.before] if args.before else [])]:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", f"{src}/kafka_tui"], check=True)
     for mode in args.modes.split(","):
         cluster = DevCluster(Path(tempfile.gettempdir()) / f"kafka-tui-bench-{mode}")
         cluster.down()
