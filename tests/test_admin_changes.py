@@ -15,6 +15,7 @@ from kafka_tui.admin import (
     KafkaAdmin,
     NewPartitions,
     TopicSpec,
+    protocol,
 )
 
 from .conftest import Cluster
@@ -136,6 +137,35 @@ async def test_delete_a_batch_each_with_its_own_result(
     assert [(e.topic, e.error) for e in errors] == [
         (a, "UNKNOWN_TOPIC_OR_PARTITION"),
         (b, "UNKNOWN_TOPIC_OR_PARTITION"),
+    ]
+
+
+async def test_a_deletion_names_each_deleted_topics_id(
+    admin: KafkaAdmin, topic_name: Names, cluster: Cluster
+) -> None:
+    """KRaft answers DeleteTopics with the topic id; ZooKeeper-mode 3.9 answers with none
+    (pinned here), and kafka-tui reads the ids alongside the request instead. The id lets a
+    later read tell the deleted topic from a new one of the same name."""
+    a, b = await _topic(admin, topic_name("a")), await _topic(admin, topic_name("b"))
+    found, _ = await admin.describe_topics([a, b], configs=False)
+    ids = {t.name: t.topic_id for t in found}
+    request = protocol.DeleteTopicsRequest([a], 30_000)
+    answer = (await admin._send(request, await admin._controller())).to_object()
+    answered_id = answer["responses"][0]["topic_id"]
+    assert bool(answered_id) == (cluster.mode == "kraft"), answer
+    results = await admin.delete_topics([b])
+    assert [(r.topic, r.ok, r.topic_id) for r in results] == [(b, True, ids[b])]
+    assert all(ids.values())
+
+
+async def test_a_name_starting_with_two_underscores_is_deleted_unless_kafka_calls_it_internal(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = await _topic(admin, "__" + topic_name("not-internal"))
+    results = await admin.delete_topics([name, "__transaction_state"])
+    assert [(r.topic, r.ok, r.error) for r in results] == [
+        (name, True, None),
+        ("__transaction_state", False, "INVALID_REQUEST"),
     ]
 
 
