@@ -17,11 +17,13 @@ from kafka_tui.commands.placing import (
     PlacementOptions,
     create_topics,
     forget_placeholders,
+    stored_placeholders,
     take_snapshot,
 )
 from kafka_tui.config import Profile, Settings
 from kafka_tui.tui.app import KafkaTuiApp, make_app
 from kafka_tui.tui.screens.brokers import BrokersScreen
+from kafka_tui.tui.screens.changes import DeleteConfirm
 from kafka_tui.tui.screens.create import CreateTopicScreen
 from kafka_tui.tui.screens.detail import TopicDetailScreen
 from kafka_tui.tui.screens.forms import FormScreen
@@ -217,6 +219,32 @@ async def test_topic_detail_and_brokers_screen_show_placeholders_and_the_offline
     finally:
         await kadmin.delete_topics([name])
         await forget_placeholders(kadmin, store, [name])
+
+
+async def test_deleting_a_topic_in_the_tui_removes_its_placeholder_record(
+    broker_3_stopped: Cluster, kadmin: KafkaAdmin, topic_name: Names
+) -> None:
+    name = topic_name()
+    profile = profile_for(broker_3_stopped)
+    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+    snapshot = await take_snapshot(kadmin, store=store)
+    options = PlacementOptions("enabled", 1)
+    spec = TopicSpec(name, 1, await observed_count(kadmin) + 1)
+    [result] = await create_topics(kadmin, snapshot, [spec], options, store)
+    assert result.ok and name in await stored_placeholders(kadmin, store)
+    app = app_for(broker_3_stopped)
+    async with app.run_test(size=SIZE) as pilot:
+        await loaded(app, pilot)
+        await pilot.press("slash", *name, "enter", "d")
+        await pilot.pause()
+        assert isinstance(app.screen, DeleteConfirm)
+        await pilot.press(*name, "enter")
+        await settle(app, pilot)
+        await settle(app, pilot)
+        assert isinstance(app.screen, MetadataScreen)
+    assert name not in await stored_placeholders(kadmin, store)
+    _, errors = await kadmin.describe_topics([name])
+    assert errors[0].error == "UNKNOWN_TOPIC_OR_PARTITION"
 
 
 async def test_a_read_only_profile_cannot_fill(broker_3_stopped: Cluster) -> None:

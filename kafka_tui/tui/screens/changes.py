@@ -12,7 +12,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
-from ...commands.placing import UNDER_REPLICATED_WARNING
+from ...commands.placing import UNDER_REPLICATED_WARNING, forget_placeholders
+from ...config import Profile
+from .base import placeholder_store
 
 
 class DeleteConfirm(ModalScreen[bool]):
@@ -98,4 +100,17 @@ async def run_deletion(
         screen.notify(exc.message, title="Delete failed", severity="error", timeout=12)
         return False
     notify_results(screen, results)
+    # As `topics delete` does: a deleted topic's KIP-409 placeholder record goes too.
+    profile = getattr(screen, "profile", None)
+    deleted = [r.topic for r in results if r.ok]
+    if isinstance(profile, Profile) and deleted:
+        try:
+            await forget_placeholders(admin, placeholder_store(profile), deleted)
+        except AdminError as exc:
+            screen.notify(
+                "The topics were deleted, but their KIP-409 placeholder records were not "
+                f"removed: {exc.message}",
+                severity="warning",
+                timeout=12,
+            )
     return True
