@@ -6,12 +6,12 @@ For each kind of cluster (KRaft 4.1, ZooKeeper-mode 3.9), in one run, alternatin
       admin client (bench/raw_admin.py): the broker's cost plus Python's, the yardstick.
   (A') the same with `--placement broker` (Kafka places; what kafka-tui's own placer costs);
 Both are timed as whole processes (start-up included); before each timed command the
-cluster is quiet (every broker shows the previous change). Then the busy test: 10 creates
-of 2,000 topics, each followed at once by their deletion, while the brokers still apply the
-previous ones; afterwards every reported result is checked against the cluster (a topic
-reported failed that existed is a false failure). Optional: (C) kafka-topics.sh's
-TopicCommand, one JVM per topic, on a sample; `--before SRC` times another kafka-tui
-checkout's create and delete (e.g. an older commit) as (A0).
+cluster is quiet (every broker shows the previous change, and its JVMs are idle). Then the
+busy test: 10 creates of 2,000 topics, each followed at once by their deletion, while the
+brokers still apply the previous ones; afterwards every reported result is checked against
+the cluster (a topic reported failed that existed is a false failure). Optional: (C)
+kafka-topics.sh's TopicCommand, one JVM per topic, on a sample; `--before SRC` times another
+kafka-tui checkout's create and delete (e.g. an older commit) as (A0).
 
 Usage: python bench/bulk_create.py [--modes kraft,zk] [--topics 2000] [--rounds 3]
        [--busy-runs 10] [--topic-command-sample 0] [--before SRC] [--keep]
@@ -96,18 +96,53 @@ async def _views(bootstrap: str, names: list[str]) -> list[set[str]]:
         nodes = sorted(b.nodeId for b in admin.client.cluster.brokers())
         views = []
         for node in nodes:
-            metadata = await admin._metadata(names, node)
+            # Names only: decoding 6,000 partitions from each broker twice a second took CPU
+            # the brokers applying the change needed on a 2-core machine.
+            metadata = await admin._metadata(names, node, partitions=False)
             views.append({t["name"] for t in metadata["topics"] if not t["error_code"]})
         return views
 
 
+# The JVMs of the cluster under test (brokers, controller or ZooKeeper), for `idle`.
+NODE_PIDS: list[int] = []
+IDLE_SHARE = 0.10  # of one core, per JVM, over a second
+
+
+def _cpu_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def idle(timeout: float = 300) -> float:
+    """Wait until every JVM of the cluster used under IDLE_SHARE of a core for a second:
+    a broker that lists a change may still be working on it (a 2,000-topic deletion renames
+    and removes 6,000 partitions' files and logs 7 MB for 30 s afterwards), and on a 2-core
+    machine that work lands in the next timed command. Returns the seconds waited."""
+    started = time.perf_counter()
+    hz = os.sysconf("SC_CLK_TCK")
+    while time.perf_counter() - started < timeout:
+        before = [_cpu_ticks(p) for p in NODE_PIDS]
+        time.sleep(1.0)
+        after = [_cpu_ticks(p) for p in NODE_PIDS]
+        if all((b - a) / hz < IDLE_SHARE for a, b in zip(before, after, strict=True)):
+            break
+    return time.perf_counter() - started
+
+
 def settle(bootstrap: str, names: list[str], exist: bool, timeout: float = 600) -> float:
-    """Wait until every broker lists all of `names` (or none); returns the seconds waited."""
+    """Wait until every broker lists all of `names` (or none); returns the seconds waited.
+    Then (not counted) until the cluster's JVMs are idle, so the next command starts on a
+    quiet cluster."""
     started = time.perf_counter()
     while time.perf_counter() - started < timeout:
         views = asyncio.run(_views(bootstrap, names))
         if all((v == set(names)) if exist else not v for v in views):
-            return time.perf_counter() - started
+            waited = time.perf_counter() - started
+            idle()
+            return waited
         time.sleep(0.5)
     raise SystemExit(f"the brokers did not settle within {timeout}s")
 
@@ -267,6 +302,9 @@ def main() -> None:
             f"{mode} {version}, 3 brokers, up in {time.perf_counter() - started:.1f}s", flush=True
         )
         bootstrap = cluster.bootstrap_servers()
+        status = cluster.status()
+        NODE_PIDS[:] = [n["pid"] for n in [*status["brokers"], status["controller"]] if n["pid"]]
+        idle()
         try:
             times = side_by_side(bootstrap, args.topics, args.rounds, mode, args.before)
             counts = busy(bootstrap, args.topics, args.busy_runs, mode) if args.busy_runs else {}
