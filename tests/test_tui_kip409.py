@@ -98,6 +98,21 @@ async def observed_count(admin: KafkaAdmin) -> int:
     return len((await admin.describe_cluster()).brokers)
 
 
+async def with_placeholders(
+    cluster: Cluster, kadmin: KafkaAdmin, name: str, partitions: int
+) -> PlaceholderStore:
+    """Create `name` with one replica more than there are observed brokers (KIP-409,
+    enabled): each partition gets a placeholder; the profile's store records them."""
+    profile = profile_for(cluster)
+    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+    snapshot = await take_snapshot(kadmin, store=store)
+    spec = TopicSpec(name, partitions, await observed_count(kadmin) + 1)
+    options = PlacementOptions("enabled", 1)
+    [result] = await create_topics(kadmin, snapshot, [spec], options, store)
+    assert result.ok and result.warning == "CREATED_UNDER_REPLICATED", result.message
+    return store
+
+
 async def choose(pilot: Pilot[None], downs: int) -> None:
     """Open the focused Select and pick the option `downs` below the current one."""
     await pilot.press("enter", *(["down"] * downs), "enter")
@@ -178,13 +193,7 @@ async def test_topic_detail_and_brokers_screen_show_placeholders_and_the_offline
     broker_3_stopped: Cluster, kadmin: KafkaAdmin, topic_name: Names
 ) -> None:
     name = topic_name()
-    profile = profile_for(broker_3_stopped)
-    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
-    rf = await observed_count(kadmin) + 1
-    snapshot = await take_snapshot(kadmin, store=store)
-    options = PlacementOptions("enabled", 1)
-    [result] = await create_topics(kadmin, snapshot, [TopicSpec(name, 2, rf)], options, store)
-    assert result.ok and result.warning == "CREATED_UNDER_REPLICATED"
+    store = await with_placeholders(broker_3_stopped, kadmin, name, partitions=2)
     try:
         app = app_for(broker_3_stopped)
         async with app.run_test(size=SIZE) as pilot:
@@ -225,13 +234,8 @@ async def test_deleting_a_topic_in_the_tui_removes_its_placeholder_record(
     broker_3_stopped: Cluster, kadmin: KafkaAdmin, topic_name: Names
 ) -> None:
     name = topic_name()
-    profile = profile_for(broker_3_stopped)
-    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
-    snapshot = await take_snapshot(kadmin, store=store)
-    options = PlacementOptions("enabled", 1)
-    spec = TopicSpec(name, 1, await observed_count(kadmin) + 1)
-    [result] = await create_topics(kadmin, snapshot, [spec], options, store)
-    assert result.ok and name in await stored_placeholders(kadmin, store)
+    store = await with_placeholders(broker_3_stopped, kadmin, name, partitions=1)
+    assert name in await stored_placeholders(kadmin, store)
     app = app_for(broker_3_stopped)
     async with app.run_test(size=SIZE) as pilot:
         await loaded(app, pilot)
