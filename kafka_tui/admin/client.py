@@ -320,11 +320,6 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             if doubtful:
                 metadata = await self._metadata(doubtful, partitions=False)
                 internal |= {t["name"] for t in metadata["topics"] if t["is_internal"]}
-        # KRaft answers a deletion with the topic's id; ZooKeeper-mode 3.9 does not. The id
-        # tells a later read whether a topic listed under the same name is the deleted one or
-        # a new one, so the ids are read alongside the deletion (sent first, answered from
-        # the broker's cache in milliseconds): a read before it would cost a round trip and
-        # 2,000 topics' metadata on every deletion.
         refused = self._validated(list(names), lambda i: validation.check_name(names[i]), "delete")
         for i, name in enumerate(names):
             # A safety rule, not a validation: it holds even when validation is off.
@@ -340,6 +335,11 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         to_send = [n for i, n in enumerate(names) if i not in refused]
         if not to_send:
             return [refused[i] for i in range(len(names))]
+        # KRaft answers a deletion with the topic's id; ZooKeeper-mode 3.9 does not. The id
+        # tells a later read whether a topic listed under the same name is the deleted one or
+        # a new one, so the ids are read alongside the deletion (sent first, answered from
+        # the broker's cache in milliseconds): a read before it would cost a round trip and
+        # 2,000 topics' metadata on every deletion.
         ids_read = asyncio.create_task(self._ids(list(dict.fromkeys(to_send))))
         try:
             answers = await self._to_controller(

@@ -13,7 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from ..admin import KafkaAdmin, NewPartitions, TopicDescription, TopicResult, TopicSpec, audit
+from ..admin import (
+    AdminError,
+    KafkaAdmin,
+    NewPartitions,
+    TopicDescription,
+    TopicResult,
+    TopicSpec,
+    audit,
+)
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore, Slot
 
 if TYPE_CHECKING:
@@ -175,6 +183,38 @@ async def forget_placeholders(
     entries = stored if stored is not None else await stored_placeholders(admin, store)
     gone = set(deleted)
     await store.write([], removed=[t for t in entries if t in gone])
+
+
+async def delete_topics(
+    admin: KafkaAdmin,
+    store: PlaceholderStore | None,
+    names: list[str],
+    *,
+    timeout_ms: int = 30_000,
+) -> tuple[list[TopicResult], str | None]:
+    """Delete `names` and, with a `store`, the deleted topics' placeholder records (read
+    while the deletion runs: it does not change them). The CLI and the TUI both delete so.
+    Second value: why the records stayed, when they could not be removed; the deletions
+    and each topic's result stand either way."""
+    if store is None:
+        return await admin.delete_topics(names, timeout_ms=timeout_ms), None
+    stored = asyncio.create_task(stored_placeholders(admin, store))
+    try:
+        results = await admin.delete_topics(names, timeout_ms=timeout_ms)
+        deleted = [r.topic for r in results if r.ok]
+        try:
+            if deleted:
+                await forget_placeholders(admin, store, deleted, await stored)
+        except AdminError as exc:
+            return results, (
+                "The topics were deleted, but their KIP-409 placeholder records were not "
+                f"removed: {exc.message}"
+            )
+        return results, None
+    finally:
+        stored.cancel()
+        if stored.done() and not stored.cancelled():
+            stored.exception()  # retrieved: a failed read was reported above, or is moot
 
 
 # -- creates ---------------------------------------------------------------------------------

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from dataclasses import replace
 
 from ..admin import (
-    AdminError,
     ConfigChange,
     ConfigOp,
     KafkaAdmin,
@@ -26,9 +24,7 @@ from . import output, parsing, placing, reassign
 from .placing import (
     PlacementOptionError,
     PlacementOptions,
-    forget_placeholders,
     load_placeholders,
-    stored_placeholders,
     take_snapshot,
 )
 
@@ -401,27 +397,9 @@ async def _delete(
             print("Nothing deleted: the confirmation did not match.", file=sys.stderr)
             return 1
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
-    # The placeholder records are read while the deletion runs: it does not change them.
-    stored = asyncio.create_task(stored_placeholders(admin, store))
-    try:
-        results = await admin.delete_topics(names, timeout_ms=args.timeout_ms)
-    except BaseException:
-        stored.cancel()
-        raise
-    try:
-        deleted = [r.topic for r in results if r.ok]
-        await forget_placeholders(admin, store, deleted, await stored if deleted else {})
-    except AdminError as exc:
-        # The deletions stand and each topic's result is reported; only the records stay.
-        print(
-            "kafka-tui: warning: the topics were deleted, but their KIP-409 placeholder "
-            f"records were not removed: {exc.message}",
-            file=sys.stderr,
-        )
-    finally:
-        stored.cancel()
-        if stored.done() and not stored.cancelled():
-            stored.exception()  # retrieved: a failed read was reported above or is moot
+    results, warning = await placing.delete_topics(admin, store, names, timeout_ms=args.timeout_ms)
+    if warning:
+        print(f"kafka-tui: warning: {warning}", file=sys.stderr)
     if args.if_exists:
         results = [
             replace(r, ok=True, error=None, message=f"Topic '{r.topic}' does not exist; skipped.")

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
-from ...commands.placing import UNDER_REPLICATED_WARNING, forget_placeholders
+from ...commands.placing import UNDER_REPLICATED_WARNING, delete_topics
 from ...config import Profile
 from .base import placeholder_store
 
@@ -94,23 +94,14 @@ async def run_deletion(
     if not await screen.app.push_screen_wait(DeleteConfirm(names)):
         screen.notify("Nothing deleted.")
         return False
+    profile = getattr(screen, "profile", None)
+    store = placeholder_store(profile) if isinstance(profile, Profile) else None
     try:
-        results = await admin.delete_topics(names)
+        results, warning = await delete_topics(admin, store, names)
     except AdminError as exc:
         screen.notify(exc.message, title="Delete failed", severity="error", timeout=12)
         return False
     notify_results(screen, results)
-    # As `topics delete` does: a deleted topic's KIP-409 placeholder record goes too.
-    profile = getattr(screen, "profile", None)
-    deleted = [r.topic for r in results if r.ok]
-    if isinstance(profile, Profile) and deleted:
-        try:
-            await forget_placeholders(admin, placeholder_store(profile), deleted)
-        except AdminError as exc:
-            screen.notify(
-                "The topics were deleted, but their KIP-409 placeholder records were not "
-                f"removed: {exc.message}",
-                severity="warning",
-                timeout=12,
-            )
+    if warning:
+        screen.notify(warning, severity="warning", timeout=12)
     return True
