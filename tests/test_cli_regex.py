@@ -9,6 +9,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
+from kafka_tui.admin.placeholders import PlaceholderStore
 from kafka_tui.cli import main
 
 from .conftest import Cluster
@@ -71,12 +72,21 @@ def test_nothing_matched_invalid_regex_and_internal_topics(
     assert code == 2 and "is not a valid regular expression" in err
     code, _, err = run(capsys, cluster, "topics", "delete", "--yes")
     assert code == 2 and "name at least one TOPIC or --topic REGEX" in err
-    # Internal topics are listed by describe, never matched by delete.
+    # Internal topics are listed by describe, never matched by delete; nor is kafka-tui's
+    # placeholder topic (whether an earlier test made it or not, it exists here).
     asyncio.run(_commit_an_offset(cluster.bootstrap_servers))
+    asyncio.run(_ensure_placeholder_topic(cluster.bootstrap_servers))
     code, described = run_json(capsys, cluster, "topics", "describe", "--topic", "__.*")
     assert "__consumer_offsets" in [t["topic"] for t in described]  # type: ignore[union-attr,index]
     code, results = run_json(capsys, cluster, "topics", "delete", "--topic", "__.*", "--yes")
     assert code == 1 and results[0]["error"] == "UNKNOWN_TOPIC_OR_PARTITION"  # type: ignore[index]
+
+
+async def _ensure_placeholder_topic(bootstrap: str) -> None:
+    async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
+        spec = PlaceholderStore(admin.settings).topic_spec(1)
+        [result] = await admin.create_topics([spec])
+        assert result.ok or result.error == "TOPIC_ALREADY_EXISTS", result.message
 
 
 async def _commit_an_offset(bootstrap: str) -> None:

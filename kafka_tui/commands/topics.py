@@ -143,17 +143,24 @@ def _topic_regex_flag(parser: argparse.ArgumentParser) -> None:
 
 
 async def _named_topics(
-    args: argparse.Namespace, admin: KafkaAdmin, *, internal: bool = True
+    args: argparse.Namespace,
+    admin: KafkaAdmin,
+    *,
+    internal: bool = True,
+    unmatched: frozenset[str] = frozenset(),
 ) -> list[str]:
     """The positional names, then the topics a --topic regex matches (sorted), once each.
-    Internal topics match only when `internal` (never for deletion)."""
+    Internal topics match only when `internal` (never for deletion); `unmatched` never
+    matches (named, they are still taken)."""
     names = list(args.topics)
     if args.topic is not None:
         pattern = parsing.topic_regex(args.topic)
         names += [
             t.name
             for t in await admin.list_topics()
-            if pattern.fullmatch(t.name) and (internal or not t.internal)
+            if pattern.fullmatch(t.name)
+            and (internal or not t.internal)
+            and t.name not in unmatched
         ]
     if not names and args.topic is None:
         raise parsing.UsageError(f"topics {args.action}: name at least one TOPIC or --topic REGEX")
@@ -385,7 +392,11 @@ def _confirm_deletion(names: list[str], by_count: bool) -> bool:
 async def _delete(
     args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_json: bool
 ) -> int:
-    names = await _named_topics(args, admin, internal=False)
+    # kafka-tui's own placeholder topic is no more matched than Kafka's internal ones:
+    # `--topic '__.*'` deleting it would lose every KIP-409 record. Named, it is deleted.
+    names = await _named_topics(
+        args, admin, internal=False, unmatched=frozenset({profile.placeholders_topic})
+    )
     if not names:
         return output.results(_nothing_matched(args), as_json)
     if not args.yes:
