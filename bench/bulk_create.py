@@ -35,6 +35,7 @@ from typing import Any
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin
 from kafka_tui.devcluster import KRAFT_VERSION, ZK_VERSION, DevCluster, ensure_kafka
 from kafka_tui.devcluster.node import java_bin
+from kafka_tui.planning import NATIVE
 
 HERE = Path(__file__).resolve().parent
 
@@ -292,6 +293,10 @@ def main() -> None:
     # (site-packages) do; otherwise PYTHONDONTWRITEBYTECODE makes every start compile them.
     for src in [str(HERE.parent), *([args.before] if args.before else [])]:
         subprocess.run([sys.executable, "-m", "compileall", "-q", f"{src}/kafka_tui"], check=True)
+    print(
+        "placer: "
+        + ("compiled by mypyc (build/native)" if NATIVE else "Python (no current native build)")
+    )
     for mode in args.modes.split(","):
         cluster = DevCluster(Path(tempfile.gettempdir()) / f"kafka-tui-bench-{mode}")
         cluster.down()
