@@ -129,15 +129,13 @@ async def take_snapshot(
     recent changes) the snapshot must show; None: all. The rest only weigh as load, and
     waiting for brokers still applying an earlier bulk change would cost seconds."""
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
-    # Three reads at once: the brokers, the topics, and the defaults of the broker reads go
-    # to (a live one: the client's metadata lists live brokers only).
-    (brokers, kraft), listed, defaults = await asyncio.gather(
-        observed_brokers(admin, zookeeper),
-        admin.list_topics(consistent_for=wanted),
-        admin.broker_configs(None, _DEFAULT_KEYS),
+    (brokers, kraft), listed = await asyncio.gather(
+        observed_brokers(admin, zookeeper), admin.list_topics(consistent_for=wanted)
     )
     topics = {t.name: t for t in listed}
     load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
+    live = [b.id for b in brokers if b.live]
+    defaults = await admin.broker_configs(live[0], _DEFAULT_KEYS) if live else {}
     entries: dict[str, PlaceholderEntry] = {}
     if store is not None and store.topic in topics:
         entries = {
