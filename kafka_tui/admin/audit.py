@@ -216,9 +216,14 @@ def _short(text: str) -> str:
 def _distinct(values: Iterable[object]) -> object:
     """One value when all agree, else the distinct values (the first few, then a count)."""
     # Distinct values first (a 2,000-topic create has one or two), then their JSON: dumping
-    # every value cost ~10 ms per bulk change. Lists are not hashable; their tuples are.
-    distinct = dict.fromkeys(tuple(v) if isinstance(v, list) else v for v in values)
-    seen = sorted({json.dumps(list(v) if isinstance(v, tuple) else v) for v in distinct})
+    # every value cost ~10 ms per bulk change. Unhashable values (lists, dicts) are told
+    # apart by their JSON alone, as before.
+    every = list(values)
+    try:
+        distinct: list[object] = list(dict.fromkeys(every))
+    except TypeError:
+        distinct = every
+    seen = sorted({json.dumps(v) for v in distinct})
     if len(seen) == 1:
         return json.loads(seen[0])
     shown = [json.loads(v) for v in seen[:_DISTINCT_VALUES]]
