@@ -37,6 +37,7 @@ from kafka_tui.admin.protocol import (
     CreateTopicsRequest,
     DeleteTopicsRequest,
     IncrementalAlterConfigsRequest,
+    MetadataRequest,
 )
 from kafka_tui.commands.placing import take_snapshot
 from kafka_tui.commands.plan_apply import apply_document
@@ -66,6 +67,19 @@ def _freeze_first(
 
     admin.client.send = send  # type: ignore[method-assign]
     return frozen
+
+
+def _record_sends(admin: KafkaAdmin) -> list[tuple[int, Any]]:
+    """Every (broker, request) the admin sends, in order (returned, filled as it goes)."""
+    sent: list[tuple[int, Any]] = []
+    original: Callable[..., Awaitable[Any]] = admin.client.send
+
+    async def send(node_id: int, request: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append((node_id, request))
+        return await original(node_id, request, *args, **kwargs)
+
+    admin.client.send = send  # type: ignore[method-assign]
+    return sent
 
 
 async def _kill(cluster: Cluster, broker: int) -> None:
@@ -232,7 +246,10 @@ async def test_a_broker_lost_mid_partition_increase_loses_no_result(cluster: Clu
 @pytest.mark.timeout(300)
 async def test_a_broker_lost_mid_config_change_loses_no_result(cluster: Cluster) -> None:
     """IncrementalAlterConfigs goes to one broker (any broker applies it, not only the
-    controller); a SET is idempotent, so the lost request is sent again elsewhere."""
+    controller); a SET is idempotent, so the lost request is sent again elsewhere — to a
+    broker that was seen to know the topics: a ZooKeeper-mode broker whose metadata lacks
+    a topic just created answers UNKNOWN_TOPIC_OR_PARTITION for it (ZkAdminManager checks
+    its metadata cache), which failed this test one CI run in a few."""
     names = [f"fault-conf-{uuid.uuid4().hex[:6]}-{i:03d}" for i in range(50)]
     settings = ConnectionSettings(cluster.bootstrap_servers, request_timeout_ms=5_000)
     await _create_plainly(cluster, names)
@@ -240,10 +257,22 @@ async def test_a_broker_lost_mid_config_change_loses_no_result(cluster: Cluster)
     try:
         async with KafkaAdmin(settings) as admin:
             frozen = _freeze_first(admin, cluster, IncrementalAlterConfigsRequest)
+            sent = _record_sends(admin)
             change = [ConfigChange("retention.ms", ConfigOp.SET, "4242000")]
             results = await admin.alter_topic_configs({n: change for n in names})
             assert frozen, "the request was never sent"
         await _kill(cluster, frozen[0])
+        alters = [
+            i for i, (_, r) in enumerate(sent) if isinstance(r, IncrementalAlterConfigsRequest)
+        ]
+        assert len(alters) == 2 and sent[alters[1]][0] != frozen[0], sent
+        # The last full read of the topics before the resend went to the broker resent to.
+        reads = [
+            node
+            for node, r in sent[alters[0] + 1 : alters[1]]
+            if isinstance(r, MetadataRequest) and set(names) <= set(r.topics or ())
+        ]
+        assert reads and reads[-1] == sent[alters[1]][0], (reads, sent[alters[1]][0])
         reported = {r.topic for r in results if r.ok}
         changed = await _holding(
             cluster, names, _config_is("retention.ms", "4242000"), lambda c: c >= reported

@@ -458,10 +458,8 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         ]
         answers: dict[str, dict[str, Any]] = {}
         if ops:
-            node = await self._node_for([t for t, _ in ops])
-            response = (
-                await self._send(protocol.IncrementalAlterConfigsRequest(ops, validate_only), node)
-            ).to_object()
+            request = protocol.IncrementalAlterConfigsRequest(ops, validate_only)
+            response = (await self._send_about(request, [t for t, _ in ops])).to_object()
             answers = {r["resource_name"]: r for r in response["responses"]}
         verb = "would be updated" if validate_only else "updated"
 

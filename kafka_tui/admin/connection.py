@@ -231,15 +231,27 @@ class AdminConnection:
         return int(node)
 
     async def _send(
-        self, request: Any, node_id: int | None = None, extra_ms: int = 0, *, retry: bool = True
+        self,
+        request: Any,
+        node_id: int | None = None,
+        extra_ms: int = 0,
+        *,
+        retry: bool = True,
+        retry_to: Callable[[int], Awaitable[int]] | None = None,
     ) -> Any:
-        """Send to `node_id` (or any broker); one retry on another node if the link breaks —
-        unless `retry` is False (a change: resending it blindly could report a change the
-        lost request made as a failure; `_to_controller` finds out what happened instead)."""
+        """Send to `node_id` (or any broker); one retry if the link breaks, on the broker
+        `retry_to` picks given the one that failed (default: any other) — unless `retry` is
+        False (a change: resending it blindly could report a change the lost request made
+        as a failure; `_to_controller` finds out what happened instead)."""
         timeout = (self.settings.request_timeout_ms + max(extra_ms, 0)) / 1000
         node: int | None = None
         for attempt in range(2 if retry else 1):
-            node = node_id if node_id is not None and attempt == 0 else self._any_node(node)
+            if attempt == 0 and node_id is not None:
+                node = node_id
+            elif attempt == 1 and retry_to is not None and node is not None:
+                node = await retry_to(node)
+            else:
+                node = self._any_node(node)
             try:
                 response = await asyncio.wait_for(self.client.send(node, request), timeout)
                 self._answered_by = node
@@ -268,44 +280,64 @@ class AdminConnection:
         *,
         consistent_for: Sequence[str] | None = None,
         partitions: bool = True,
+        avoid: int | None = None,
     ) -> dict[str, Any]:
         """Metadata for `topics` (None: all). Without `node_id`, from the read broker, once
         its metadata meets the expectations about these topics (see journal.py) — or only
         about `consistent_for`: a listing of every topic that needs only some to be current
-        (a placement's view of the load) need not wait for brokers still applying others."""
+        (a placement's view of the load) need not wait for brokers still applying others.
+        `avoid`: a broker whose link just broke (it may still be listed)."""
         if node_id is not None:
             return await self._metadata_from(topics, node_id, partitions)
-        response = await self._metadata_from(topics, self._reader(), partitions)
+        response = await self._metadata_from(topics, self._reader(avoid), partitions)
         self._read_node = self._answered_by
         checked = topics if consistent_for is None else consistent_for
         pending = self.journal.expectations(self.cluster_id, checked)
         if pending and _unmet(response, pending):
-            return await self._caught_up(topics, pending, response, partitions)
+            return await self._caught_up(topics, pending, response, partitions, avoid)
         return response
 
     async def _metadata_from(
-        self, topics: Sequence[str] | None, node: int, partitions: bool = True
+        self, topics: Sequence[str] | None, node: int, partitions: bool = True, retry: bool = True
     ) -> dict[str, Any]:
-        """`partitions=False`: each partition an empty dict (see protocol.MetadataRequest)."""
+        """`partitions=False`: each partition an empty dict (see protocol.MetadataRequest).
+        `retry=False`: the answer must come from `node` itself."""
         names = None if topics is None else list(topics)
         request = protocol.MetadataRequest(names, partitions=partitions)
-        response: dict[str, Any] = (await self._send(request, node)).to_object()
+        response: dict[str, Any] = (await self._send(request, node, retry=retry)).to_object()
         self.cluster_id = response["cluster_id"] or self.cluster_id
         return response
 
-    async def _node_for(self, topics: Sequence[str]) -> int:
+    async def _node_for(self, topics: Sequence[str], avoid: int | None = None) -> int:
         """The broker to send a request about `topics` to (DescribeConfigs, AlterConfigs):
         one that knows of kafka-tui's recent changes to them. A broker answers about a topic
-        only once its own metadata has it (ZooKeeper-mode brokers learn of topics one by one)."""
-        if self.journal.expectations(self.cluster_id, topics):
-            await self._metadata(topics)
-        return self._reader()
+        only once its own metadata has it (ZooKeeper-mode brokers learn of topics one by one).
+        `avoid`: a broker whose link just broke. A fresh connection does not know its
+        cluster's id yet, so it reads the topics once to find out which expectations apply
+        (a script's `configs alter` right after its `create`)."""
+        if avoid is not None and self._read_node == avoid:
+            self._read_node = None
+        if self.cluster_id is None or self.journal.expectations(self.cluster_id, topics):
+            await self._metadata(topics, avoid=avoid, partitions=False)
+        return self._reader(avoid)
 
-    def _reader(self) -> int:
-        live = {b.nodeId for b in self.client.cluster.brokers()}
+    async def _send_about(self, request: Any, topics: Sequence[str]) -> Any:
+        """Send a request about `topics` (a config read, a config SET or DELETE: safe to
+        send twice) to `_node_for(topics)`; if the link breaks, again to another broker
+        that knows them — not to any broker: a ZooKeeper-mode broker whose metadata lacks a
+        topic answers UNKNOWN_TOPIC_OR_PARTITION for it (ZkAdminManager checks its own
+        metadata cache, not ZooKeeper), and the topic would be reported missing."""
+
+        async def elsewhere(failed: int) -> int:
+            return await self._node_for(topics, avoid=failed)
+
+        return await self._send(request, await self._node_for(topics), retry_to=elsewhere)
+
+    def _reader(self, avoid: int | None = None) -> int:
+        live = {b.nodeId for b in self.client.cluster.brokers()} - {avoid}
         if self._read_node is not None and self._read_node in live:
             return self._read_node
-        return self._any_node()
+        return self._any_node(avoid)
 
     async def _caught_up(
         self,
@@ -313,6 +345,7 @@ class AdminConnection:
         pending: list[Expectation],
         first: dict[str, Any],
         partitions: bool = True,
+        avoid: int | None = None,
     ) -> dict[str, Any]:
         """Poll every live broker until one meets `pending`; reads stick to it from then on.
 
@@ -335,11 +368,12 @@ class AdminConnection:
         async def unmet_on(node: int) -> set[str]:
             left = unmet_at.get(node, set(wanted))
             # Expectations need partition counts only.
-            answer = await self._metadata_from(sorted(left), node, partitions=False)
+            answer = await self._metadata_from(sorted(left), node, partitions=False, retry=False)
             return _unmet(answer, [wanted[t] for t in left if t in wanted])
 
         async def check() -> int | None:
-            nodes: list[int] = sorted(b.nodeId for b in self.client.cluster.brokers())
+            brokers = self.client.cluster.brokers()
+            nodes: list[int] = sorted(b.nodeId for b in brokers if b.nodeId != avoid)
             answers = await asyncio.gather(*map(unmet_on, nodes), return_exceptions=True)
             everywhere: set[str] | None = None
             for node, unmet in zip(nodes, answers, strict=True):

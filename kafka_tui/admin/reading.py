@@ -136,7 +136,7 @@ class AdminReads(AdminConnection):
         request = protocol.DescribeConfigsRequest(
             [(protocol.RESOURCE_TOPIC, t) for t in topics], keys
         )
-        response = (await self._send(request, await self._node_for(topics))).to_object()
+        response = (await self._send_about(request, topics)).to_object()
         configs: dict[str, dict[str, ConfigEntry]] = {}
         errors: list[TopicResult] = []
         for result in response["results"]:

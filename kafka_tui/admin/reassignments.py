@@ -431,7 +431,7 @@ class AdminReassignments(AdminConnection):
             for topic in topics
         ]
         if resources:
-            await self._alter_configs(resources, await self._node_for(topics))
+            await self._alter_configs(resources)
 
     async def clear_replication_throttle(
         self, brokers: Sequence[int], topics: Sequence[str]
@@ -462,8 +462,7 @@ class AdminReassignments(AdminConnection):
                         [(key, protocol.OP_DELETE, None) for key in THROTTLED_REPLICAS],
                     )
                     for topic in topics
-                ],
-                await self._node_for(topics),
+                ]
             )
 
     async def _alter_broker_configs(
@@ -480,9 +479,18 @@ class AdminReassignments(AdminConnection):
         )
 
     async def _alter_configs(
-        self, resources: list[tuple[int, str, list[tuple[str, int, str | None]]]], node: int
+        self,
+        resources: list[tuple[int, str, list[tuple[str, int, str | None]]]],
+        node: int | None = None,
     ) -> None:
-        response = (await self._send(AlterResourceConfigsRequest(resources), node)).to_object()
+        """`node`: the broker whose own config changes; without it (topic configs), a broker
+        that knows the topics (`_send_about`)."""
+        request = AlterResourceConfigsRequest(resources)
+        if node is None:
+            sent = await self._send_about(request, [name for _, name, _ in resources])
+        else:
+            sent = await self._send(request, node)
+        response = sent.to_object()
         for r in response["responses"]:
             if r["error_code"]:
                 what = (
