@@ -8,6 +8,7 @@ controller answers NOT_CONTROLLER for the whole request (KRaft brokers forward t
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -470,13 +471,44 @@ class AdminReassignments(AdminConnection):
     ) -> None:
         # A broker's own dynamic config goes to that broker (ZooKeeper mode insists).
         live = await self._live_brokers()
+        targets = [b for b in sorted(set(brokers)) if b in live]
         await asyncio.gather(
-            *(
-                self._alter_configs([(protocol.RESOURCE_BROKER, str(b), ops)], b)
-                for b in sorted(set(brokers))
-                if b in live
-            )
+            *(self._alter_configs([(protocol.RESOURCE_BROKER, str(b), ops)], b) for b in targets)
         )
+        await self._until_brokers_show(targets, {key: value for key, _, value in ops})
+
+    async def _until_brokers_show(
+        self, brokers: Sequence[int], wanted: dict[str, str | None]
+    ) -> None:
+        """Wait until each broker shows `wanted` (None: unset) as its own config. A broker
+        applies a dynamic config of its own a moment after the answer (ZooKeeper mode: when
+        ZooKeeper's change notification reaches it; KRaft: when its metadata log does), and
+        until then it still replicates at the old rate and describes the old value. Bounded
+        by the request timeout: a broker still behind then is no error, the change is
+        stored and it will apply it."""
+        pending = set(brokers)
+
+        async def shows(broker: int) -> bool:
+            request = protocol.DescribeConfigsRequest(
+                [(protocol.RESOURCE_BROKER, str(broker))], list(wanted)
+            )
+            try:
+                response = (await self._send(request, broker, retry=False)).to_object()
+            except AdminError:
+                return True  # gone: nothing left to wait for
+            if any(r["error_code"] for r in response["results"]):
+                return True  # it cannot tell: nothing to wait for
+            values = {c["name"]: c["value"] for r in response["results"] for c in r["configs"]}
+            return all(values.get(key) == value for key, value in wanted.items())
+
+        async def check() -> bool | None:
+            order = sorted(pending)
+            for broker, done in zip(order, await asyncio.gather(*map(shows, order)), strict=True):
+                if done:
+                    pending.discard(broker)
+            return True if not pending else None
+
+        await poll_until(check, time.monotonic() + self.settings.request_timeout_ms / 1000)
 
     async def _alter_configs(
         self,
