@@ -9,8 +9,20 @@ import uuid
 
 import pytest
 
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin
+from kafka_tui.admin.placeholders import PlaceholderStore
+from kafka_tui.commands.placing import take_snapshot
+
 from .conftest import Cluster
 from .test_kip409 import _describe, cli
+
+
+async def _snapshot_placeholders(cluster: Cluster, current: list[str]) -> set[str]:
+    """The topics whose placeholder records a snapshot for an operation on `current` holds."""
+    settings = ConnectionSettings(cluster.bootstrap_servers)
+    async with KafkaAdmin(settings) as admin:
+        snapshot = await take_snapshot(admin, store=PlaceholderStore(settings), current=current)
+    return set(snapshot.placeholders)
 
 
 def test_placeholders_are_recorded_filled_by_a_new_broker_and_cleared_on_delete(
@@ -45,6 +57,9 @@ def test_placeholders_are_recorded_filled_by_a_new_broker_and_cleared_on_delete(
     ]
     code, described = cli(capsys, cluster, "topics", "describe", topic)
     assert [p["placeholders"] for p in described[0]["partitions"]] == [[-1], [-1], [-1]]
+    # An operation on the topic reads its record; a create of new topics reads none.
+    assert topic in asyncio.run(_snapshot_placeholders(cluster, [topic]))
+    assert asyncio.run(_snapshot_placeholders(cluster, [f"{topic}-new"])) == set()
 
     code, fills = cli(capsys, cluster, "placeholders", "fill")
     assert [f["ok"] for f in fills if f["topic"] == topic] == [False] * 3  # no broker to take them

@@ -137,7 +137,10 @@ async def take_snapshot(
     live = [b.id for b in brokers if b.live]
     defaults = await admin.broker_configs(live[0], _DEFAULT_KEYS) if live else {}
     entries: dict[str, PlaceholderEntry] = {}
-    if store is not None and store.topic in topics:
+    # Records matter only for topics that exist: a create of new topics reads none (a
+    # consumer's start saved, and a create does not depend on the store being readable).
+    touched = current is None or any(name in topics for name in current)
+    if store is not None and store.topic in topics and touched:
         entries = {
             name: e
             for name, e in (await store.load(len(topics[store.topic].partitions))).items()
