@@ -5,6 +5,8 @@ For each kind of cluster (KRaft 4.1, ZooKeeper-mode 3.9), in one run, alternatin
   (B) one process sending one raw CreateTopics (DeleteTopics) request through aiokafka's own
       admin client (bench/raw_admin.py): the broker's cost plus Python's, the yardstick.
   (A') the same with `--placement broker` (Kafka places; what kafka-tui's own placer costs);
+  (B') the raw request carrying the replica lists kafka-tui's placer picks (the broker's
+      cost of an explicit assignment, which (A) sends and (B) does not);
 Both are timed as whole processes (start-up included); before each timed command the
 cluster is quiet (every broker shows the previous change, and its JVMs are idle). Then the
 busy test: 10 creates of 2,000 topics, each followed at once by their deletion, while the
@@ -55,13 +57,19 @@ STATE = tempfile.mkdtemp(prefix="kafka-tui-bench-state-")
 
 
 def ours(
-    bootstrap: str, action: str, names: list[str], src: str | None = None, broker: bool = False
+    bootstrap: str,
+    action: str,
+    names: list[str],
+    src: str | None = None,
+    broker: bool = False,
+    validate_only: bool = False,
 ) -> tuple[float, Any]:
     cmd = [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap]
     cmd += ["--output", "json", "topics", action, *names]
     if action == "create":
         cmd += ["--partitions", "3", "--replication-factor", "3", "--timeout-ms", "300000"]
         cmd += ["--placement", "broker"] if broker else []
+        cmd += ["--validate-only"] if validate_only else []
     else:
         cmd += ["--yes", "--timeout-ms", "300000"]
     # The other checkout comes first on sys.path: as the working directory and PYTHONPATH.
@@ -80,14 +88,21 @@ def ours(
     return seconds, json.loads(out)
 
 
-def raw(bootstrap: str, action: str, names: list[str]) -> tuple[float, Any]:
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-        f.write("\n".join(names))
-    try:
-        cmd = [sys.executable, str(HERE / "raw_admin.py"), action, bootstrap, f.name]
+def raw(
+    bootstrap: str, action: str, names: list[str], same_assignment: bool = False
+) -> tuple[float, Any]:
+    """`same_assignment`: the request carries the replica lists kafka-tui's placer picks for
+    these names (worked out by a `--validate-only` run beforehand, not timed)."""
+    with tempfile.TemporaryDirectory() as folder:
+        names_file = Path(folder) / "names.txt"
+        names_file.write_text("\n".join(names))
+        cmd = [sys.executable, str(HERE / "raw_admin.py"), action, bootstrap, str(names_file)]
+        if same_assignment and action == "create":
+            _, planned = ours(bootstrap, "create", names, validate_only=True)
+            chosen = {t["topic"]: t["assignment"] for t in planned}
+            (Path(folder) / "assignments.json").write_text(json.dumps(chosen))
+            cmd += ["--assignments", str(Path(folder) / "assignments.json")]
         seconds, out = run_process(cmd)
-    finally:
-        os.unlink(f.name)
     return seconds, json.loads(out)
 
 
@@ -152,18 +167,18 @@ def side_by_side(
     bootstrap: str, n: int, rounds: int, mode: str, before: str | None
 ) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {
-        k: [] for k in ("A create", "B create", "A delete", "B delete", "A' create", "A' delete")
+        f"{who} {action}": [] for who in ("A", "A'", "B", "B'") for action in ("create", "delete")
     }
     if before:
         times |= {"A0 create": [], "A0 delete": []}
     lag: list[float] = []
     for r in range(rounds):
-        for who in ("A0", "A", "A'", "B") if before else ("A", "A'", "B"):
+        for who in ("A0", "A", "A'", "B", "B'") if before else ("A", "A'", "B", "B'"):
             tag = who.lower().replace("'", "p")
             names = [f"bench-{tag}-{mode}-{r}-{i:05d}" for i in range(n)]
             for action in ("create", "delete"):
-                if who == "B":
-                    seconds, report = raw(bootstrap, action, names)
+                if who.startswith("B"):
+                    seconds, report = raw(bootstrap, action, names, who == "B'")
                     bad = report["failed"]
                 else:
                     src = before if who == "A0" else None
@@ -256,6 +271,11 @@ def report(mode: str, n: int, times: dict[str, list[float]], counts: dict[str, i
     for k, v in times.items():
         if v:
             print(f"  {k:32} {med[k]:7.2f}s  ({min(v):.2f}-{max(v):.2f})")
+    explicit = [a / b for a, b in zip(times["A create"], times["B' create"], strict=True)]
+    print(
+        f"  create: kafka-tui / raw request with the same assignment = "
+        f"{statistics.median(explicit):.2f}x ({min(explicit):.2f}-{max(explicit):.2f})"
+    )
     for action in ("create", "delete"):
         for who, what in (("A", "kafka-tui"), ("A'", "kafka-tui --placement broker")):
             pairs = [
