@@ -95,3 +95,21 @@ def test_a_bulk_change_is_one_line_and_a_file_in_force_is_not_rewritten(tmp_path
     again = ChangeJournal(path)
     assert len(again.expectations("c1", None)) == 20_000
     assert path.stat().st_mtime_ns == before
+
+
+def test_a_journal_of_superseded_changes_is_compacted(tmp_path: Path) -> None:
+    """Bulk creates each followed by the deletion of the same topics: the later line
+    supersedes the earlier one, so the file is rewritten with what is still in force (one
+    line per kept change), and reads the same before and after."""
+    path = tmp_path / "j.jsonl"
+    journal = ChangeJournal(path)
+    names = [f"bulk-{i:05d}-of-a-repeated-change" for i in range(2000)]
+    for _ in range(4):
+        journal.record("c1", [Expectation(n, True, 3, f"id-{n}") for n in names])
+        journal.record("c1", [Expectation(n, False, 0, f"id-{n}") for n in names])
+    assert len(path.read_text().splitlines()) == 8
+    before = {e.topic: e.exists for e in ChangeJournal(path).expectations("c1", None)}
+    assert len(path.read_text().splitlines()) == 1
+    after = ChangeJournal(path).expectations("c1", None)
+    assert {e.topic: e.exists for e in after} == before == dict.fromkeys(names, False)
+    assert {e.topic_id for e in after} == {f"id-{n}" for n in names}

@@ -28,9 +28,10 @@ from ..paths import user_path
 # Long enough for a cluster still applying a 100,000-partition change; short enough that a
 # stale hint (a topic changed by another tool since) is not checked for long.
 TTL_SECONDS = 600.0
-# Past this size the file is rewritten with only the lines still in force: every kafka-tui
-# start reads it, and 10,000 lines cost tens of milliseconds.
-_COMPACT_BYTES = 512 * 2**10
+# Past this size the file is rewritten with only the entries still in force, when at least
+# half of what it holds has expired or been superseded (a delete after a create of the same
+# topics): every kafka-tui start reads it, and a 2,000-topic line costs ~2 ms to read.
+_COMPACT_BYTES = 64 * 2**10
 
 
 class Expectation(NamedTuple):
@@ -89,15 +90,15 @@ class ChangeJournal:
             return
         horizon = time.time() - TTL_SECONDS
         lines = text.splitlines()
-        expired = 0
+        read = 0
         for line in lines:
             try:
                 row = json.loads(line)
                 cluster, at, exists = str(row["c"]), float(row["at"]), row.get("x")
                 entries = row["e"] if "e" in row else [[row["t"], row.get("p", 0), row.get("id")]]
                 known = self._by_cluster.setdefault(cluster, {})
+                read += len(entries)
                 if exists is None or at < horizon:
-                    expired += at < horizon
                     for entry in entries:
                         known.pop(str(entry[0]), None)
                     continue
@@ -109,8 +110,10 @@ class ChangeJournal:
                     known[topic] = Expectation(topic, kind, partitions, topic_id, at)
             except (ValueError, KeyError, TypeError, IndexError):
                 continue
-        # Rewritten only when mostly expired: a file of changes still in force stays as it is.
-        if len(text) > _COMPACT_BYTES and expired * 2 >= len(lines):
+        # Rewritten only when mostly expired or superseded: a file of changes still in force
+        # stays as it is.
+        kept = sum(len(known) for known in self._by_cluster.values())
+        if len(text) > _COMPACT_BYTES and kept * 2 <= read:
             with contextlib.suppress(OSError):
                 self._compact()
 
