@@ -114,9 +114,14 @@ class AdminReads(AdminConnection):
         configs, _ = await self._topic_configs(list(topics), keys=[key])
         return {topic: entries[key].value for topic, entries in configs.items() if key in entries}
 
-    async def broker_configs(self, broker_id: int, keys: Sequence[str]) -> dict[str, str | None]:
+    async def broker_configs(
+        self, broker_id: int | None, keys: Sequence[str]
+    ) -> dict[str, str | None]:
         """Effective values of `keys` on one broker (e.g. num.partitions,
-        default.replication.factor, min.insync.replicas: what a create leaves out)."""
+        default.replication.factor, min.insync.replicas: what a create leaves out); None:
+        the broker reads go to, which needs no cluster description first."""
+        if broker_id is None:
+            broker_id = self._reader()
         request = protocol.DescribeConfigsRequest(
             [(protocol.RESOURCE_BROKER, str(broker_id))], list(keys)
         )

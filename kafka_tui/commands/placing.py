@@ -129,13 +129,15 @@ async def take_snapshot(
     recent changes) the snapshot must show; None: all. The rest only weigh as load, and
     waiting for brokers still applying an earlier bulk change would cost seconds."""
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
-    (brokers, kraft), listed = await asyncio.gather(
-        observed_brokers(admin, zookeeper), admin.list_topics(consistent_for=wanted)
+    # Three reads at once: the brokers, the topics, and the defaults of the broker reads go
+    # to (a live one: the client's metadata lists live brokers only).
+    (brokers, kraft), listed, defaults = await asyncio.gather(
+        observed_brokers(admin, zookeeper),
+        admin.list_topics(consistent_for=wanted),
+        admin.broker_configs(None, _DEFAULT_KEYS),
     )
     topics = {t.name: t for t in listed}
     load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
-    live = [b.id for b in brokers if b.live]
-    defaults = await admin.broker_configs(live[0], _DEFAULT_KEYS) if live else {}
     entries: dict[str, PlaceholderEntry] = {}
     # Records matter only for topics that exist: a create of new topics reads none (a
     # consumer's start saved, and a create does not depend on the store being readable).
