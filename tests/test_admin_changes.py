@@ -258,3 +258,37 @@ async def test_an_unreachable_cluster_is_a_clear_connection_error() -> None:
         async with KafkaAdmin(ConnectionSettings("127.0.0.1:1", request_timeout_ms=3000)):
             pass
     assert "Cannot connect to Kafka at 127.0.0.1:1" in failure.value.message
+
+
+async def test_a_topic_another_tool_deleted_does_not_hold_later_reads(
+    cluster: Cluster, topic_name: Names
+) -> None:
+    """kafka-tui's next reads wait for a broker that shows its own recent changes (journal.py);
+    a topic deleted since by another tool (here aiokafka's admin client) is found out at the
+    controller instead of holding the read for the whole request timeout.
+
+    Kafka fact, both kinds of cluster: a validate-only CreateTopics answers
+    TOPIC_ALREADY_EXISTS for a topic the controller has and no error once it is deleted."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    settings = ConnectionSettings(cluster.bootstrap_servers, request_timeout_ms=60_000)
+    name = topic_name()
+    async with KafkaAdmin(settings) as ours:
+        assert (await ours.create_topics([TopicSpec(name, 1, 1)]))[0].ok
+        assert await ours._absent_at_controller([name]) == set()
+    other = AIOKafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers)
+    await other.start()
+    try:
+        await other.delete_topics([name], timeout_ms=30_000)
+    finally:
+        await other.close()
+    async with KafkaAdmin(settings) as later:
+        started = asyncio.get_running_loop().time()
+        found, missing = await later.describe_topics([name], configs=False)
+        waited = asyncio.get_running_loop().time() - started
+        assert found == []
+        assert [(m.topic, m.error) for m in missing] == [(name, "UNKNOWN_TOPIC_OR_PARTITION")]
+        assert later.journal.expectations(later.cluster_id, [name]) == []
+        assert await later._absent_at_controller([name]) == {name}
+    # The request timeout is 60 s; the controller is asked once the expectation is 2 s old.
+    assert waited < 30, waited

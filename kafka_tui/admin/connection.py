@@ -42,6 +42,9 @@ _NOT_CONTROLLER_RETRIES = 3
 # A broker may lag this far behind a change kafka-tui made before its expectation is taken
 # for stale (all brokers agree on another state: the topic changed again elsewhere).
 _STALE_AFTER_S = 60.0
+# An expectation about a topic's existence that every broker contradicts this long is checked
+# with the controller (see `_absent_at_controller`), then again at most this often.
+_PROBE_AFTER_S = 2.0
 
 
 def _unmet(metadata: dict[str, Any], pending: list[Expectation]) -> set[str]:
@@ -354,11 +357,15 @@ class AdminConnection:
         2,000 topics' partitions from every broker every second). An expectation every broker
         still contradicts after `_STALE_AFTER_S` is stale (the topic changed again through
         another tool) and is forgotten; so is one still unmet when the request timeout ends,
-        and the most advanced broker's answer is returned."""
+        and the most advanced broker's answer is returned. Sooner than that, a topic expected
+        to exist that no broker lists is asked about at the controller: if the controller
+        lacks it too, it was deleted since (e.g. with kafka-topics.sh), and the expectation
+        is forgotten at once instead of holding every read for the request timeout."""
         deadline = time.monotonic() + self.settings.request_timeout_ms / 1000
         origin = {e.topic: e.at for e in pending}
         wanted = {e.topic: e for e in pending}
         unmet_at: dict[int, set[str]] = {}
+        next_probe = 0.0
         if self._answered_by is not None:
             unmet_at[self._answered_by] = _unmet(first, pending)
 
@@ -383,8 +390,17 @@ class AdminConnection:
                 if not unmet:
                     return node
                 everywhere = unmet if everywhere is None else everywhere & unmet
+            nonlocal next_probe
             now = time.time()
             stale = {t for t in everywhere or () if now - origin[t] > _STALE_AFTER_S}
+            missing = sorted(
+                t
+                for t in everywhere or ()
+                if t not in stale and wanted[t].exists and now - origin[t] > _PROBE_AFTER_S
+            )
+            if missing and time.monotonic() >= next_probe:
+                next_probe = time.monotonic() + _PROBE_AFTER_S
+                stale |= await self._absent_at_controller(missing)
             if stale:
                 self.journal.forget(self.cluster_id, stale)
                 for topic in stale:
@@ -403,6 +419,26 @@ class AdminConnection:
             self.journal.forget(self.cluster_id, unmet_at[node])
         self._read_node = node
         return await self._metadata_from(topics, node, partitions)
+
+    async def _absent_at_controller(self, topics: list[str]) -> set[str]:
+        """Which of `topics` the controller itself does not have. A validate-only CreateTopics
+        changes nothing and answers TOPIC_ALREADY_EXISTS for every topic the controller has
+        (KRaft: its own state; ZooKeeper mode: the topic's znode, also while it is marked for
+        deletion) and no error for one it lacks. Any other answer (no CREATE right, a policy,
+        a lost link) tells nothing: such topics are not reported absent."""
+        request = protocol.CreateTopicsRequest(
+            [protocol.CreatableTopic(t, 1, 1, {}, {}) for t in topics],
+            self.settings.request_timeout_ms,
+            True,
+            details=False,
+        )
+        try:
+            response = await self._send(request, await self._controller(), retry=False)
+        except AdminError:
+            return set()
+        answers = response.to_object()["topics"]
+        asked = set(topics)
+        return {a["name"] for a in answers if a["error_code"] == 0 and a["name"] in asked}
 
     async def _controller(self, avoid: int | None = None) -> int:
         """The broker to send a change to: the controller ZooKeeper mode names (KRaft names a
