@@ -196,15 +196,7 @@ class Balancer:
             pool_used[pool] = pool_used.get(pool, 0) + 1
             live_count += self.live[chosen]
             self._count(chosen)
-        leader = min(
-            (index for index in members if self.live[index]),
-            key=lambda index: (
-                min(self.topic_leaders[index], 1),
-                self.leaders[index],
-                self.topic_leaders[index],
-                index,
-            ),
-        )
+        leader = self._leader_of(members)
         self.leaders[leader] += 1
         self.topic_leaders[leader] += 1
         members.remove(leader)
@@ -218,6 +210,33 @@ class Balancer:
                 if second != first:
                     row[second] = row.get(second, 0) + 1
         return members, live_count, placeholders
+
+    def _leader_of(self, members: list[int]) -> int:
+        """The live member leading fewest: this topic first (none before one), then the
+        cluster, then this topic again, then the lowest index. Compared field by field: a
+        key tuple per member costs more than the comparisons, compiled or not."""
+        leader = -1
+        best_spread = best_leaders = best_topic = 0
+        for index in members:
+            if not self.live[index]:
+                continue
+            topic = self.topic_leaders[index]
+            spread = 1 if topic > 0 else 0
+            leaders = self.leaders[index]
+            if leader >= 0:
+                if spread != best_spread:
+                    if spread > best_spread:
+                        continue
+                elif leaders != best_leaders:
+                    if leaders > best_leaders:
+                        continue
+                elif topic != best_topic:
+                    if topic > best_topic:
+                        continue
+                elif index > leader:
+                    continue
+            leader, best_spread, best_leaders, best_topic = index, spread, leaders, topic
+        return leader
 
     def _pools_for(
         self, mode: str, slot: int, real_slots: int, live_needed: int, live_used: int
@@ -241,24 +260,48 @@ class Balancer:
     ) -> int:
         # The rack rule comes before balance: with uneven racks a small rack's brokers take
         # more replicas than the average rather than let two replicas share a rack.
-        best: tuple[int, int, int, float, int, int, int] | None = None
+        # Ranked by (brokers already in its rack, spread, replicas, the pool's average load,
+        # shared, leads, index), compared field by field (see _leader_of).
+        chosen = -1
+        best_rack = best_spread = best_replicas = best_shared = best_leads = 0
+        best_average = 0.0
         for pool in pools:
             if pool_used.get(pool.number, 0) >= self.pool_size[pool.number]:
                 continue
             in_rack = rack_count.get(pool.rack, 0)
-            if best is not None and in_rack > best[0]:
+            if chosen >= 0 and in_rack > best_rack:
                 continue
             spread, replicas, shared, leads, index = self._best_in(pool, members)
             # Between equally loaded brokers, the rack (pool) with the lighter average: racks
             # then fill evenly, so the last partitions do not find their only light brokers
             # crowded into one rack.
             average = self.pool_replicas[pool.number] / self.pool_size[pool.number]
-            candidate = (in_rack, spread, replicas, average, shared, leads, index)
-            if best is None or candidate < best:
-                best = candidate
-        if best is None:
+            if chosen >= 0:
+                if in_rack != best_rack:
+                    if in_rack > best_rack:
+                        continue
+                elif spread != best_spread:
+                    if spread > best_spread:
+                        continue
+                elif replicas != best_replicas:
+                    if replicas > best_replicas:
+                        continue
+                elif average != best_average:
+                    if average > best_average:
+                        continue
+                elif shared != best_shared:
+                    if shared > best_shared:
+                        continue
+                elif leads != best_leads:
+                    if leads > best_leads:
+                        continue
+                elif index > chosen:
+                    continue
+            chosen, best_rack, best_spread, best_replicas = index, in_rack, spread, replicas
+            best_average, best_shared, best_leads = average, shared, leads
+        if chosen < 0:
             raise AssertionError("no pool has a free broker; the caller's limits are wrong")
-        return best[-1]
+        return chosen
 
     def _best_in(self, pool: _Pool, members: list[int]) -> Ranked:
         # Among the equally loaded front of the pool, prefer brokers that have shared fewer
@@ -266,27 +309,33 @@ class Balancer:
         # leader is named afterwards as the member that leads least, so the first member is
         # the broker leading least and the others those leading most: every replica set
         # then holds a broker that needs a leader, and no set is all brokers that don't.
+        # Candidates come in (spread, replicas, index) order and only the front ones with
+        # the first's spread and replicas compete, so a later one wins only on fewer shared
+        # partitions or, tied, the leader tie-break; compared field by field (see _leader_of).
         rows = [self.shared[member] for member in members]
         sign = -1 if rows else 1
-        best: Ranked | None = None
+        found = False
+        best_spread = best_replicas = best_shared = best_leads = best_index = 0
         seen = 0
         for spread, replicas, index in pool.order:
             if index in members:
                 continue
-            if best is not None and (spread != best[0] or replicas != best[1]):
+            if found and (spread != best_spread or replicas != best_replicas):
                 break
             shared = 0
             for row in rows:
                 shared += row.get(index, 0)
-            candidate = (spread, replicas, shared, sign * self.leaders[index], index)
-            if best is None or candidate < best:
-                best = candidate
+            leads = sign * self.leaders[index]
+            if not found or shared < best_shared or (shared == best_shared and leads < best_leads):
+                found = True
+                best_spread, best_replicas, best_index = spread, replicas, index
+                best_shared, best_leads = shared, leads
             seen += 1
             if seen == PAIR_WINDOW:
                 break
-        if best is None:
+        if not found:
             raise AssertionError("a pool with a free broker returned none")
-        return best
+        return best_spread, best_replicas, best_shared, best_leads, best_index
 
     def _placeholder_rack(self, rack_count: dict[int, int]) -> int:
         """The rack the next replica would have gone to, spread over racks and partitions."""
