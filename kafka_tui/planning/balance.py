@@ -167,8 +167,9 @@ class Balancer:
         self, replication_factor: int, mode: str, min_live: int
     ) -> tuple[list[int], int, list[int]]:
         members: list[int] = []
-        rack_count: dict[int, int] = {}
-        pool_used: dict[int, int] = {}
+        # Members per rack index, and per pool number.
+        rack_count = [0] * self.rack_count
+        pool_used = [0] * len(self.pools)
         live_count = 0
         real_slots = replication_factor
         if mode != "disabled":
@@ -184,16 +185,16 @@ class Balancer:
                     1
                     for pool in self.live_pools
                     if pool.rack != self.rack_of[chosen]
-                    and pool.rack not in rack_count
-                    and pool_used.get(pool.number, 0) < self.pool_size[pool.number]
+                    and rack_count[pool.rack] == 0
+                    and pool_used[pool.number] < self.pool_size[pool.number]
                 )
                 if spare < min_live - live_count:
                     chosen = self._pick(self.live_pools, members, rack_count, pool_used)
             members.append(chosen)
             rack = self.rack_of[chosen]
-            rack_count[rack] = rack_count.get(rack, 0) + 1
+            rack_count[rack] += 1
             pool = self.pool_of[chosen]
-            pool_used[pool] = pool_used.get(pool, 0) + 1
+            pool_used[pool] += 1
             live_count += self.live[chosen]
             self._count(chosen)
         leader = self._leader_of(members)
@@ -255,8 +256,8 @@ class Balancer:
         self,
         pools: list[_Pool],
         members: list[int],
-        rack_count: dict[int, int],
-        pool_used: dict[int, int],
+        rack_count: list[int],
+        pool_used: list[int],
     ) -> int:
         # The rack rule comes before balance: with uneven racks a small rack's brokers take
         # more replicas than the average rather than let two replicas share a rack.
@@ -266,9 +267,9 @@ class Balancer:
         best_rack = best_spread = best_replicas = best_shared = best_leads = 0
         best_average = 0.0
         for pool in pools:
-            if pool_used.get(pool.number, 0) >= self.pool_size[pool.number]:
+            if pool_used[pool.number] >= self.pool_size[pool.number]:
                 continue
-            in_rack = rack_count.get(pool.rack, 0)
+            in_rack = rack_count[pool.rack]
             if chosen >= 0 and in_rack > best_rack:
                 continue
             spread, replicas, shared, leads, index = self._best_in(pool, members)
@@ -337,12 +338,12 @@ class Balancer:
             raise AssertionError("a pool with a free broker returned none")
         return best_spread, best_replicas, best_shared, best_leads, best_index
 
-    def _placeholder_rack(self, rack_count: dict[int, int]) -> int:
+    def _placeholder_rack(self, rack_count: list[int]) -> int:
         """The rack the next replica would have gone to, spread over racks and partitions."""
         rack = min(
             range(self.rack_count),
-            key=lambda r: (rack_count.get(r, 0), self.placeholder_preferences[r], r),
+            key=lambda r: (rack_count[r], self.placeholder_preferences[r], r),
         )
-        rack_count[rack] = rack_count.get(rack, 0) + 1
+        rack_count[rack] += 1
         self.placeholder_preferences[rack] += 1
         return rack
