@@ -11,6 +11,7 @@ later reads wait for a broker that has it (journal.py), so they never go backwar
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -355,7 +356,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         except BaseException:
             ids_read.cancel()
             raise
-        ids = await ids_read
+        ids = await _ids_unless_answered(ids_read, answers)
         results = merge(
             names,
             refused,
@@ -475,6 +476,20 @@ class KafkaAdmin(AdminReads, AdminReassignments):
 
         results = merge(names, refused, answers, updated)
         return [results[i] for i in range(len(names))]
+
+
+async def _ids_unless_answered(
+    ids_read: asyncio.Task[dict[str, str | None]], answers: dict[str, dict[str, Any]]
+) -> dict[str, str | None]:
+    """The ids read alongside a deletion, unless the answers already carry every deleted
+    topic's id (KRaft): then the read is dropped rather than waited for — under the load of
+    the deletion it can take longer than the deletion itself (0.7 s against 0.2 s seen)."""
+    if all(a.get("topic_id") for a in answers.values() if not a["error_code"]):
+        ids_read.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await ids_read
+        return {}
+    return await ids_read
 
 
 def _counts_given(spec: TopicSpec) -> bool:
