@@ -196,3 +196,34 @@ async def test_large_batches_go_in_as_few_requests_as_the_controller_allows(
     assert len(chunks) == -(-sum(map(create_cost, specs)) // MAX_RECORDS_PER_REQUEST)
     results = await admin.create_topics(specs, validate_only=True)
     assert all(r.ok for r in results), [r for r in results if not r.ok][:3]
+
+
+async def test_results_worked_out_while_the_controller_works_are_the_real_ones(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    """A bulk create (no topic ids asked) works out each result ahead, while the controller
+    works (KafkaAdmin.created_result), and keeps it where the answer is a plain success.
+    The results must be exactly those worked out from the answer itself — one topic of the
+    batch is refused by the broker, so the batch mixes both."""
+    taken = topic_name("taken")
+    assert (await admin.create_topics([TopicSpec(taken, 1, 1)]))[0].ok
+    specs = [
+        TopicSpec(topic_name("counts"), 2, 2),
+        TopicSpec(topic_name("dot.and_under"), 1, 1),  # carries the collision warning
+        TopicSpec(topic_name("placed"), assignment={0: [1, 2], 1: [2, 3]}),
+        TopicSpec(taken, 1, 1),
+    ]
+    calls: list[int] = []
+    results = await admin.create_topics(
+        specs, topic_ids=False, while_waiting=lambda: calls.append(len(calls))
+    )
+    assert calls == [0]  # once, with the request on its way
+    assert [(r.ok, r.error) for r in results] == [(True, None)] * 3 + [
+        (False, "TOPIC_ALREADY_EXISTS")
+    ]
+    plain = {"error_code": 0, "error_message": None}
+    for spec, result in zip(specs[:3], results, strict=False):
+        assert result == admin._create_result(spec, {"name": spec.name, **plain}, False)
+        assert result == admin.created_result(spec)
+    assert results[1].warning == COLLISION_WARNING
+    assert (results[2].partitions, results[2].replication_factor) == (2, 2)

@@ -241,11 +241,13 @@ class AdminConnection:
         *,
         retry: bool = True,
         retry_to: Callable[[int], Awaitable[int]] | None = None,
+        while_waiting: Callable[[], None] | None = None,
     ) -> Any:
         """Send to `node_id` (or any broker); one retry if the link breaks, on the broker
         `retry_to` picks given the one that failed (default: any other) — unless `retry` is
         False (a change: resending it blindly could report a change the lost request made
-        as a failure; `_to_controller` finds out what happened instead)."""
+        as a failure; `_to_controller` finds out what happened instead). `while_waiting`:
+        called once the first attempt's request is written, before its answer is awaited."""
         timeout = (self.settings.request_timeout_ms + max(extra_ms, 0)) / 1000
         node: int | None = None
         for attempt in range(2 if retry else 1):
@@ -256,7 +258,15 @@ class AdminConnection:
             else:
                 node = self._any_node(node)
             try:
-                response = await asyncio.wait_for(self.client.send(node, request), timeout)
+                sending = asyncio.ensure_future(self.client.send(node, request))
+                if while_waiting is not None and attempt == 0:
+                    try:
+                        await asyncio.sleep(0)  # the send task writes the request
+                        while_waiting()
+                    except BaseException:
+                        sending.cancel()
+                        raise
+                response = await asyncio.wait_for(sending, timeout)
                 self._answered_by = node
                 return response
             except (IncompatibleBrokerVersion, NotImplementedError) as exc:
@@ -461,6 +471,8 @@ class AdminConnection:
         results_of: Callable[[dict[str, Any]], list[dict[str, Any]]],
         extra_ms: int,
         settle: Settle | None = None,
+        *,
+        while_waiting: Callable[[], None] | None = None,
     ) -> dict[str, dict[str, Any]]:
         """Send to the controller (ZooKeeper mode needs it; KRaft brokers forward), retrying the
         items the controller bounced with NOT_CONTROLLER after it moved.
@@ -471,7 +483,8 @@ class AdminConnection:
         done; the others are sent again to another broker, and an answer meaning "already
         so" (`settle.codes`: e.g. TOPIC_ALREADY_EXISTS) for an item the lost request may
         have changed is checked the same way. What is still unknown when the time is up is
-        REQUEST_TIMED_OUT: it may still complete; check again."""
+        REQUEST_TIMED_OUT: it may still complete; check again. `while_waiting`: see `_send`
+        (first attempt only)."""
         answers: dict[str, dict[str, Any]] = {}
         pending = items
         lost: str | None = None
@@ -484,8 +497,15 @@ class AdminConnection:
         while pending and bounces < _NOT_CONTROLLER_RETRIES and time.monotonic() < deadline:
             try:
                 target = await self._controller(avoid=self._lost_node if lost else None)
+                hook, while_waiting = while_waiting, None
                 response = (
-                    await self._send(make_request(pending), target, extra_ms, retry=settle is None)
+                    await self._send(
+                        make_request(pending),
+                        target,
+                        extra_ms,
+                        retry=settle is None,
+                        while_waiting=hook,
+                    )
                 ).to_object()
             except ConnectionFailed as exc:
                 if settle is None:

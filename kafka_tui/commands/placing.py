@@ -364,15 +364,32 @@ async def create_topics(
     plans = plan_creates(snapshot, specs, options)
     to_send = [p.spec for p in plans if p.spec is not None]
     topic_ids = topic_ids or any(has_placeholders(p) for p in plans)
+    # Each placed topic's result decorated ahead, while the controller works; kept where the
+    # real result is the one expected (see KafkaAdmin.created_result).
+    ahead: dict[str, tuple[TopicResult, TopicResult]] = {}
+
+    def meanwhile() -> None:
+        for p in plans:
+            if p.spec is not None and p.placement is not None:
+                plain = admin.created_result(p.spec, validate_only)
+                ahead[p.topic] = (plain, decorate(plain, p, validate_only))
+
+    def finish(plan: Planned, result: TopicResult) -> TopicResult:
+        early = ahead.get(plan.topic)
+        if early is not None and early[0] == result:
+            return early[1]
+        return decorate(result, plan, validate_only)
+
     sent = iter(
         await admin.create_topics(
-            to_send, timeout_ms=timeout_ms, validate_only=validate_only, topic_ids=topic_ids
+            to_send,
+            timeout_ms=timeout_ms,
+            validate_only=validate_only,
+            topic_ids=topic_ids,
+            while_waiting=meanwhile,
         )
     )
-    results = [
-        p.refusal if p.refusal is not None else decorate(next(sent), p, validate_only)
-        for p in plans
-    ]
+    results = [p.refusal if p.refusal is not None else finish(p, next(sent)) for p in plans]
     if not validate_only:
         await record_placeholders(admin, store, snapshot, plans, results)
     return results
