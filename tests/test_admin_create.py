@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from kafka_tui.admin import ConnectionSettings, KafkaAdmin, NewPartitions, TopicSpec
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, NewPartitions, TopicResult, TopicSpec
 from kafka_tui.admin.validation import COLLISION_WARNING
 
 from .conftest import Cluster
@@ -202,9 +202,9 @@ async def test_results_worked_out_while_the_controller_works_are_the_real_ones(
     admin: KafkaAdmin, topic_name: Names
 ) -> None:
     """A bulk create (no topic ids asked) works out each result ahead, while the controller
-    works (KafkaAdmin.created_result), and keeps it where the answer is a plain success.
-    The results must be exactly those worked out from the answer itself — one topic of the
-    batch is refused by the broker, so the batch mixes both."""
+    works, hands them to `while_waiting`, and returns them where the answer is a plain
+    success. The results must be exactly those worked out from the answer itself — one
+    topic of the batch is refused by the broker, so the batch mixes both."""
     taken = topic_name("taken")
     assert (await admin.create_topics([TopicSpec(taken, 1, 1)]))[0].ok
     specs = [
@@ -213,17 +213,18 @@ async def test_results_worked_out_while_the_controller_works_are_the_real_ones(
         TopicSpec(topic_name("placed"), assignment={0: [1, 2], 1: [2, 3]}),
         TopicSpec(taken, 1, 1),
     ]
-    calls: list[int] = []
+    calls: list[dict[str, TopicResult]] = []
     results = await admin.create_topics(
-        specs, topic_ids=False, while_waiting=lambda: calls.append(len(calls))
+        specs, topic_ids=False, while_waiting=lambda ahead: calls.append(dict(ahead))
     )
-    assert calls == [0]  # once, with the request on its way
+    assert len(calls) == 1  # once, with the request on its way
+    assert sorted(calls[0]) == sorted(s.name for s in specs)
     assert [(r.ok, r.error) for r in results] == [(True, None)] * 3 + [
         (False, "TOPIC_ALREADY_EXISTS")
     ]
     plain = {"error_code": 0, "error_message": None}
     for spec, result in zip(specs[:3], results, strict=False):
         assert result == admin._create_result(spec, {"name": spec.name, **plain}, False)
-        assert result == admin.created_result(spec)
+        assert result is calls[0][spec.name]
     assert results[1].warning == COLLISION_WARNING
     assert (results[2].partitions, results[2].replication_factor) == (2, 2)

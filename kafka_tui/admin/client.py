@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from . import audit, protocol, validation
@@ -91,13 +91,15 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         timeout_ms: int = 30_000,
         validate_only: bool = False,
         topic_ids: bool = True,
-        while_waiting: Callable[[], None] | None = None,
+        while_waiting: Callable[[Mapping[str, TopicResult]], None] | None = None,
     ) -> list[TopicResult]:
         """`topic_ids=False`: results without topic ids, for bulk creates (see
         protocol.CreateTopicsRequest: the answer that carries them costs ~0.5 s per 2,000
         topics); counts the specs leave to the broker's defaults still come back.
-        `while_waiting`: called once the request is on its way, while the controller works
-        (see `created_result`)."""
+        `while_waiting`: called once the request is on its way, while the controller works,
+        with the result each topic gets if its answer is a plain success (a bulk create's
+        usual answer; none when the answers carry counts or ids). Where the answer is that,
+        the returned result is that very object, so work on it can start early."""
         return await audit.audited(
             self,
             "topics create",
@@ -107,19 +109,13 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             skip=validate_only,
         )
 
-    def created_result(self, spec: TopicSpec, validate_only: bool = False) -> TopicResult:
-        """The result a plain success answer gives `spec` (no counts, id or lost answer in
-        it: a bulk create's usual answer). Work on results can start from it while the
-        controller works, and be kept where the real result equals it."""
-        return self._create_result(spec, {}, validate_only)
-
     async def _create_topics(
         self,
         specs: Sequence[TopicSpec],
         timeout_ms: int,
         validate_only: bool,
         topic_ids: bool,
-        while_waiting: Callable[[], None] | None,
+        while_waiting: Callable[[Mapping[str, TopicResult]], None] | None,
     ) -> list[TopicResult]:
         names = [s.name for s in specs]
         refused = self._validated(names, lambda i: validation.check_spec(specs[i]), "create")
@@ -132,9 +128,9 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         def meanwhile() -> None:
             if not details:
                 for s in to_send:
-                    ahead[s.name] = self.created_result(s, validate_only)
+                    ahead[s.name] = self._create_result(s, {}, validate_only)
             if while_waiting is not None:
-                while_waiting()
+                while_waiting(ahead)
 
         def result(i: int, answer: dict[str, Any]) -> TopicResult:
             early = ahead.get(names[i])

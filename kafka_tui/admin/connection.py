@@ -389,6 +389,7 @@ class AdminConnection:
             return _unmet(answer, [wanted[t] for t in left if t in wanted])
 
         async def check() -> int | None:
+            nonlocal next_probe
             brokers = self.client.cluster.brokers()
             nodes: list[int] = sorted(b.nodeId for b in brokers if b.nodeId != avoid)
             answers = await asyncio.gather(*map(unmet_on, nodes), return_exceptions=True)
@@ -400,7 +401,6 @@ class AdminConnection:
                 if not unmet:
                     return node
                 everywhere = unmet if everywhere is None else everywhere & unmet
-            nonlocal next_probe
             now = time.time()
             stale = {t for t in everywhere or () if now - origin[t] > _STALE_AFTER_S}
             missing = sorted(

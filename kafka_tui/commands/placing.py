@@ -9,7 +9,7 @@ sees a broker), when the profile names ZooKeeper; otherwise only the live broker
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -365,18 +365,18 @@ async def create_topics(
     to_send = [p.spec for p in plans if p.spec is not None]
     topic_ids = topic_ids or any(has_placeholders(p) for p in plans)
     # Each placed topic's result decorated ahead, while the controller works; kept where the
-    # real result is the one expected (see KafkaAdmin.created_result).
+    # real result is the one expected (see KafkaAdmin.create_topics).
     ahead: dict[str, tuple[TopicResult, TopicResult]] = {}
 
-    def meanwhile() -> None:
+    def meanwhile(expected: Mapping[str, TopicResult]) -> None:
         for p in plans:
-            if p.spec is not None and p.placement is not None:
-                plain = admin.created_result(p.spec, validate_only)
+            plain = expected.get(p.topic)
+            if plain is not None and p.placement is not None:
                 ahead[p.topic] = (plain, decorate(plain, p, validate_only))
 
     def finish(plan: Planned, result: TopicResult) -> TopicResult:
         early = ahead.get(plan.topic)
-        if early is not None and early[0] == result:
+        if early is not None and early[0] is result:
             return early[1]
         return decorate(result, plan, validate_only)
 
