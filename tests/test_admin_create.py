@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import pytest
 
-from kafka_tui.admin import ConnectionSettings, KafkaAdmin, NewPartitions, TopicResult, TopicSpec
+from kafka_tui.admin import (
+    ConnectionSettings,
+    KafkaAdmin,
+    NewPartitions,
+    TopicResult,
+    TopicSpec,
+    audit,
+)
 from kafka_tui.admin.validation import COLLISION_WARNING
 
 from .conftest import Cluster
@@ -196,6 +204,34 @@ async def test_large_batches_go_in_as_few_requests_as_the_controller_allows(
     assert len(chunks) == -(-sum(map(create_cost, specs)) // MAX_RECORDS_PER_REQUEST)
     results = await admin.create_topics(specs, validate_only=True)
     assert all(r.ok for r in results), [r for r in results if not r.ok][:3]
+
+
+async def test_a_plain_bulk_create_journals_and_audits_what_it_worked_out_ahead(
+    admin: KafkaAdmin, topic_name: Names
+) -> None:
+    """Every topic created plainly: the journal line and the audit outcomes, prepared while
+    the controller worked, are what the results say (a later read waits for these)."""
+    specs = [
+        TopicSpec(topic_name("ahead-a"), 2, 1),
+        TopicSpec(topic_name("ahead-b"), 1, 1),
+        TopicSpec(topic_name("ahead-c"), assignment={0: [1, 2], 1: [2, 1], 2: [1, 2]}),
+    ]
+    results = await admin.create_topics(specs, topic_ids=False)
+    assert [r.ok for r in results] == [True] * 3
+    line = json.loads(admin.journal.path.read_text().splitlines()[-1])
+    assert (line["c"], line["x"]) == (admin.cluster_id, True)
+    counts = list(zip(specs, (2, 1, 3), strict=True))
+    assert sorted(line["e"]) == sorted([[s.name, n, None] for s, n in counts])
+    held = admin.journal.expectations(admin.cluster_id, [s.name for s in specs])
+    assert sorted((e.topic, e.partitions, e.at) for e in held) == sorted(
+        (s.name, n, line["at"]) for s, n in counts
+    )
+    entry = json.loads(audit.log_path().read_text().splitlines()[-1])
+    assert entry["topics"] == [s.name for s in specs]
+    assert entry["result"]["status"] == "ok"
+    assert entry["result"]["topics"] == [
+        {"topic": r.topic, "ok": True, "error": None, "message": r.message} for r in results
+    ]
 
 
 async def test_results_worked_out_while_the_controller_works_are_the_real_ones(

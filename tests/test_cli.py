@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from kafka_tui.admin import TopicResult
 from kafka_tui.cli import main
+from kafka_tui.commands import output
 
 from .conftest import Cluster
 
@@ -249,3 +251,19 @@ def test_the_installed_entry_point_prints_no_traceback(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and proc.stderr.startswith("kafka-tui: ")
+
+
+def test_results_rendered_ahead_print_what_json_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bulk create renders its results' JSON while the controller works (output.prepare);
+    the document printed is json.dumps' own, and a result changed after the answer (a new
+    object) is printed as it now is, not as rendered."""
+    placed = TopicResult("a", True, message="m", partitions=3, assignment=[[1, 2], [2, 1]])
+    refused = TopicResult("b", False, error="TOPIC_ALREADY_EXISTS", message='é "q"\n')
+    expected = TopicResult("c", True, message="created")
+    output.prepare([placed, expected])
+    changed = TopicResult("c", True, message="already exists; skipped.")
+    assert output.results([placed, refused, changed], True) == 1
+    printed = capsys.readouterr().out
+    assert printed == json.dumps([r.to_json() for r in (placed, refused, changed)]) + "\n"
+    assert output.results([], True) == 0
+    assert capsys.readouterr().out == "[]\n"

@@ -113,3 +113,34 @@ def test_a_journal_of_superseded_changes_is_compacted(tmp_path: Path) -> None:
     after = ChangeJournal(path).expectations("c1", None)
     assert {e.topic: e.exists for e in after} == before == dict.fromkeys(names, False)
     assert {e.topic_id for e in after} == {f"id-{n}" for n in names}
+
+
+def test_a_record_prepared_ahead_writes_the_line_json_would(tmp_path: Path) -> None:
+    """A bulk create renders its rows while the controller works (`prepare`) and stamps them
+    once answered (`commit`): the line is the one json.dumps writes, stamped at commit."""
+    path = tmp_path / "j.jsonl"
+    journal = ChangeJournal(path)
+    expectations = [
+        Expectation('quo"ted\\é', True, 3, None),
+        Expectation("b", True, 1, "id-b"),
+        Expectation("gone", False, 0, "id-g"),
+    ]
+    pending = journal.prepare('cluster "1"', expectations)
+    before = time.time()
+    journal.commit(pending)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 2  # one line per kind
+    rows = [json.loads(line) for line in lines]
+    for line, row in zip(lines, rows, strict=True):
+        assert line == json.dumps(row, separators=(",", ":"))
+        assert list(row) == ["c", "at", "x", "e"] and row["c"] == 'cluster "1"'
+        assert before - 0.01 <= row["at"] <= time.time() + 0.01
+    assert [(r["x"], r["e"]) for r in rows] == [
+        (True, [['quo"ted\\é', 3, None], ["b", 1, "id-b"]]),
+        (False, [["gone", 0, "id-g"]]),
+    ]
+    held = ChangeJournal(path).expectations('cluster "1"', None)
+    assert sorted((e.topic, e.exists, e.at) for e in held) == sorted(
+        (e.topic, e.exists, rows[0]["at"]) for e in expectations
+    )
+    assert journal.prepare(None, expectations) is None

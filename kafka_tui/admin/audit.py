@@ -20,10 +20,10 @@ import json
 import os
 import socket
 import sys
+import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -171,11 +171,29 @@ async def audited(
     return value
 
 
+# Outcomes worked out ahead (`prepare`), by object identity: (the result, its outcome).
+_ahead: dict[int, tuple[object, dict[str, object]]] = {}
+
+
+def prepare(results: Iterable[_Result]) -> None:
+    """Work out the outcomes of results expected, while the cluster works (see
+    KafkaAdmin.create_topics); `result_of` uses one only for the very object it came from."""
+    _ahead.clear()
+    _ahead.update((id(r), (r, _outcome(r))) for r in results)
+
+
 def result_of(value: object) -> dict[str, object]:
     """The `result` field: each topic's (or partition's) outcome and the overall status.
     A call that returns no per-topic results (None, a bool) succeeded as a whole."""
     items = value if isinstance(value, list) else []
-    outcomes = [_outcome(r) for r in items if _is_result(r)]
+    outcomes = []
+    for r in items:
+        early = _ahead.pop(id(r), None)
+        if early is not None and early[0] is r:
+            outcomes.append(early[1])
+        elif _is_result(r):
+            outcomes.append(_outcome(r))
+    _ahead.clear()
     kinds = {_kind(o) for o in outcomes}
     if kinds <= {"ok"}:
         status = "ok"
@@ -278,8 +296,10 @@ def config_changes(changes: Mapping[str, Sequence[ConfigChange]]) -> dict[str, o
 
 
 def _now() -> str:
-    now = datetime.now(UTC)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+    """UTC, to the millisecond: 2026-11-22T10:00:00.123Z (time, not datetime: one import
+    fewer at every start)."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S.", time.gmtime(now)) + f"{int(now * 1000) % 1000:03d}Z"
 
 
 def _user() -> str:

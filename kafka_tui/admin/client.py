@@ -28,7 +28,7 @@ from .batches import (
 )
 from .connection import Settle, poll_until
 from .errors import AdminError, ValidationError, sentence
-from .journal import Expectation
+from .journal import Expectation, Pending
 from .model import (
     ConfigChange,
     ConfigOp,
@@ -123,12 +123,18 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         details = topic_ids or validate_only or not all(map(_counts_given, to_send))
         # Under a 2,000-topic answer the brokers start applying the change and compete for
         # the CPU: each result is worked out before, while the controller works.
+        # So are its audit outcome and its journal rows.
         ahead: dict[str, TopicResult] = {}
+        pending: Pending | None = None
 
         def meanwhile() -> None:
+            nonlocal pending
             if not details:
                 for s in to_send:
                     ahead[s.name] = self._create_result(s, {}, validate_only)
+                if not validate_only:
+                    audit.prepare(ahead.values())
+                    pending = self.journal.prepare(self.cluster_id, map(_expected, ahead.values()))
             if while_waiting is not None:
                 while_waiting(ahead)
 
@@ -160,11 +166,11 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             first = None
         results = merge(names, refused, answers, result)
         if not validate_only:
-            self._expect(
-                Expectation(r.topic, True, r.partitions or 1, r.topic_id)
-                for r in results.values()
-                if r.ok
-            )
+            ok = [r for r in results.values() if r.ok]
+            if len(ok) == len(ahead) and all(ahead.get(r.topic) is r for r in ok):
+                self.journal.commit(pending)
+            else:
+                self._expect(map(_expected, ok))
         return [results[i] for i in range(len(specs))]
 
     def _expect(self, expectations: Iterable[Expectation]) -> None:
@@ -522,6 +528,10 @@ async def _ids_unless_answered(
             await ids_read
         return {}
     return await ids_read
+
+
+def _expected(created: TopicResult) -> Expectation:
+    return Expectation(created.topic, True, created.partitions or 1, created.topic_id)
 
 
 def _counts_given(spec: TopicSpec) -> bool:

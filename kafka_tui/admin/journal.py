@@ -130,16 +130,34 @@ class ChangeJournal:
         return [e for e in chosen if e is not None and e.at >= horizon]
 
     def record(self, cluster: str | None, expectations: Iterable[Expectation]) -> None:
+        self.commit(self.prepare(cluster, expectations))
+
+    def prepare(self, cluster: str | None, expectations: Iterable[Expectation]) -> Pending | None:
+        """A record's rows, rendered before the change is answered (a bulk create renders
+        them while the controller works); `commit` stamps and writes them."""
         if cluster is None:
+            return None
+        by_kind: dict[bool, list[Expectation]] = {}
+        for e in expectations:
+            by_kind.setdefault(e.exists, []).append(e)
+        kinds = [
+            (exists, es, _rows([[e.topic, e.partitions, e.topic_id] for e in es]))
+            for exists, es in by_kind.items()
+        ]
+        return Pending(cluster, kinds)
+
+    def commit(self, pending: Pending | None) -> None:
+        if pending is None:
             return
         self._load()
         now = round(time.time(), 3)
-        known = self._by_cluster.setdefault(cluster, {})
-        by_kind: dict[bool, list[list[Any]]] = {}
-        for e in expectations:
-            known[e.topic] = Expectation(e.topic, e.exists, e.partitions, e.topic_id, now)
-            by_kind.setdefault(e.exists, []).append([e.topic, e.partitions, e.topic_id])
-        self._append([_line(cluster, now, exists, rows) for exists, rows in by_kind.items()])
+        known = self._by_cluster.setdefault(pending.cluster, {})
+        for exists, expectations, _ in pending.kinds:
+            for e in expectations:
+                known[e.topic] = Expectation(e.topic, exists, e.partitions, e.topic_id, now)
+        self._append(
+            [_line_text(pending.cluster, now, exists, rows) for exists, _, rows in pending.kinds]
+        )
 
     def forget(self, cluster: str | None, topics: Iterable[str]) -> None:
         """Drop expectations every broker contradicts: the topic changed again elsewhere."""
@@ -176,5 +194,23 @@ class ChangeJournal:
         tmp.replace(self.path)
 
 
+class Pending(NamedTuple):
+    """A record prepared: per kind (exists), its expectations and their rows' JSON."""
+
+    cluster: str
+    kinds: list[tuple[bool, list[Expectation], str]]
+
+
+def _rows(entries: list[list[Any]]) -> str:
+    return json.dumps(entries, separators=(",", ":"))
+
+
 def _line(cluster: str, at: float, exists: bool | None, entries: list[list[Any]]) -> str:
-    return json.dumps({"c": cluster, "at": at, "x": exists, "e": entries}, separators=(",", ":"))
+    return _line_text(cluster, at, exists, _rows(entries))
+
+
+def _line_text(cluster: str, at: float, exists: bool | None, rows: str) -> str:
+    """json.dumps({"c": cluster, "at": at, "x": exists, "e": rows}, separators=(",", ":")),
+    with the rows already rendered."""
+    head = f'{{"c":{json.dumps(cluster)},"at":{json.dumps(at)},"x":{json.dumps(exists)}'
+    return f'{head},"e":{rows}}}'

@@ -9,7 +9,7 @@ sees a broker), when the profile names ZooKeeper; otherwise only the live broker
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -255,46 +255,47 @@ def _refused(topic: str, placement: Placement) -> TopicResult:
 def plan_creates(
     snapshot: Snapshot, specs: list[TopicSpec], options: PlacementOptions
 ) -> list[Planned]:
-    placed = [
-        i for i, s in enumerate(specs) if s.assignment is None and options.placement == "client"
-    ]
-    placed_specs = [specs[i] for i in placed]
+    if options.placement != "client":
+        return [Planned(s.name, spec=s) for s in specs]
+    # Built without dataclasses.replace and with the defaults read once: for a 2,000-topic
+    # create this wrapper around `place` cost ~10 ms, a third of the placer's own time.
+    partitions = snapshot.default_int("num.partitions", 1)
+    rf = snapshot.default_int("default.replication.factor", 1)
+    min_isr = snapshot.default_int("min.insync.replicas", 1)
+    placed = [s for s in specs if s.assignment is None]
     requests = [
         Request(
             s.name,
-            s.partitions if s.partitions is not None else snapshot.default_int("num.partitions", 1),
-            s.replication_factor
-            if s.replication_factor is not None
-            else snapshot.default_int("default.replication.factor", 1),
-            _min_live(
-                options,
-                int(s.configs.get("min.insync.replicas", "0") or 0)
-                if s.configs.get("min.insync.replicas", "").isdigit()
-                else snapshot.default_int("min.insync.replicas", 1),
-            ),
+            partitions if s.partitions is None else s.partitions,
+            rf if s.replication_factor is None else s.replication_factor,
+            _min_live(options, _min_isr_of(s, min_isr)),
         )
-        for s in placed_specs
+        for s in placed
     ]
     placements = iter(place(snapshot.brokers, snapshot.load, requests, options.mode))
     planned = []
-    chosen = set(placed)
-    for i, s in enumerate(specs):
-        if i not in chosen:
+    for s in specs:
+        if s.assignment is not None:
             planned.append(Planned(s.name, spec=s))
             continue
         p = next(placements)
         if p.error:
             planned.append(Planned(s.name, placement=p, refusal=_refused(s.name, p)))
             continue
-        lists = [[r for r in replicas if r >= 0] for replicas in p.assignment]
-        sent = replace(
-            s,
-            partitions=None,
-            replication_factor=None,
-            assignment=dict(enumerate(lists)),
-        )
+        if any(p.placeholder_racks):  # placeholders (< 0) are not sent
+            lists = {i: [r for r in rs if r >= 0] for i, rs in enumerate(p.assignment)}
+        else:
+            lists = dict(enumerate(map(list, p.assignment)))
+        sent = TopicSpec(s.name, None, None, lists, s.configs)
         planned.append(Planned(s.name, spec=sent, placement=p))
     return planned
+
+
+def _min_isr_of(spec: TopicSpec, default: int) -> int:
+    value = spec.configs.get("min.insync.replicas")
+    if value is None:
+        return default
+    return int(value) if value.isdigit() else default
 
 
 def decorate(result: TopicResult, plan: Planned, validate_only: bool) -> TopicResult:
@@ -358,9 +359,12 @@ async def create_topics(
     timeout_ms: int = 30_000,
     validate_only: bool = False,
     topic_ids: bool = True,
+    while_waiting: Callable[[Iterable[TopicResult]], None] | None = None,
 ) -> list[TopicResult]:
     """`topic_ids=False`: bulk creates skip the ids (KafkaAdmin.create_topics) unless a
-    placeholder record needs them (a record outlives a topic deleted and created again)."""
+    placeholder record needs them (a record outlives a topic deleted and created again).
+    `while_waiting`: given the results expected, while the controller works (output
+    rendered ahead); a result returned is one of them only where it is what was expected."""
     plans = plan_creates(snapshot, specs, options)
     to_send = [p.spec for p in plans if p.spec is not None]
     topic_ids = topic_ids or any(has_placeholders(p) for p in plans)
@@ -373,6 +377,8 @@ async def create_topics(
             plain = expected.get(p.topic)
             if plain is not None and p.placement is not None:
                 ahead[p.topic] = (plain, decorate(plain, p, validate_only))
+        if while_waiting is not None:
+            while_waiting([decorated for _, decorated in ahead.values()])
 
     def finish(plan: Planned, result: TopicResult) -> TopicResult:
         early = ahead.get(plan.topic)
