@@ -7,7 +7,6 @@ CLI can print one line and exit 2. Secret values are never stored in the file, n
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
@@ -84,6 +83,8 @@ def load_settings(path: Path | None, *, required: bool = False) -> Settings:
         if required or path is not None:
             raise ConfigError(f"config file {target} does not exist")
         return Settings(profiles={})
+    import tomllib  # only when there is a file: a script without one starts ~1.5 ms sooner
+
     try:
         data = tomllib.loads(target.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

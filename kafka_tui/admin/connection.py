@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -134,6 +133,8 @@ def ssl_context(s: ConnectionSettings) -> ssl.SSLContext:
     )
     if s.ssl_cert_pem and s.ssl_key_pem:
         # Python's ssl loads a client key only from a file: a private folder, gone at once.
+        import tempfile  # (with shutil, ~2 ms at every start otherwise)
+
         with tempfile.TemporaryDirectory(prefix="kafka-tui-") as folder:
             chain = Path(folder) / "client.pem"
             chain.touch(mode=0o600)

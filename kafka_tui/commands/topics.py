@@ -20,7 +20,7 @@ from ..admin import (
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..planning.placement import MODES
-from . import output, parsing, placing, reassign
+from . import output, parsing, placing, reassign_flags
 from .placing import (
     PlacementOptionError,
     PlacementOptions,
@@ -75,9 +75,9 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     alter.add_argument("--replication-factor", type=int, help="the new replication factor")
     _change_flags(alter)
     _kip409_flags(alter)
-    reassign.add_run_flags(alter)
+    reassign_flags.add_run_flags(alter)
 
-    moving = reassign.add_topics_reassign(actions)
+    moving = reassign_flags.add_topics_reassign(actions)
     _topic_regex_flag(moving)
     _kip409_flags(moving)
 
@@ -218,6 +218,8 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         case "create":
             return output.results(await _create(args, profile, admin), as_json)
         case "alter" if args.replication_factor is not None:
+            from . import reassign  # only here: the planner's import is spared to the rest
+
             return await reassign.alter_replication_factor(
                 args,
                 admin,
@@ -233,6 +235,8 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
             with audit.operation("topics alter"):
                 return output.results(await _alter(args, profile, admin), as_json)
         case "reassign":
+            from . import reassign
+
             names = await _named_topics(args, admin) if args.topics or args.topic else []
             return await reassign.reassign_topics(
                 args, admin, names, placement_options(args, profile), zookeeper_of(args, profile)
@@ -317,9 +321,14 @@ async def _create(
         for name in args.topics
     ]
     options = placement_options(args, profile)
+    as_json = args.output == "json"
     if options.placement == "broker" or assignment is not None:
         results = await admin.create_topics(
-            specs, timeout_ms=args.timeout_ms, validate_only=args.validate_only, topic_ids=False
+            specs,
+            timeout_ms=args.timeout_ms,
+            validate_only=args.validate_only,
+            topic_ids=False,
+            while_waiting=(lambda ahead: output.prepare(ahead.values())) if as_json else None,
         )
     else:
         store = PlaceholderStore(profile.connection, profile.placeholders_topic)
@@ -335,6 +344,7 @@ async def _create(
             timeout_ms=args.timeout_ms,
             validate_only=args.validate_only,
             topic_ids=False,
+            while_waiting=output.prepare if as_json else None,
         )
     if args.if_not_exists:
         results = [

@@ -16,10 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 COMPILED = ("leaders", "balance", "placement")
@@ -58,6 +55,11 @@ def current(build: Path = BUILD) -> bool:
 
 def build(target: Path = BUILD) -> None:
     """Compile the sources beside this file into `target` (replacing an older build)."""
+    # Here, not at the top: every kafka-tui start imports this module (~2 ms for these).
+    import shutil
+    import subprocess
+    import tempfile
+
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         package = work / "kafka_tui" / "planning"
