@@ -81,10 +81,16 @@ def port_open(port: int) -> bool:
 
 
 def zookeeper_ok(port: int) -> bool:
+    """ZooKeeper serves sessions. Not `ruok`: it answers imok as soon as the client port is
+    bound, before the server has loaded its data, and a session opened then is closed at
+    once. `srvr` says "not currently serving requests" until it serves, then its Mode."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=2.0) as sock:
-            sock.sendall(b"ruok")
-            return sock.recv(16) == b"imok"
+            sock.sendall(b"srvr")
+            answer = b""
+            while chunk := sock.recv(4096):
+                answer += chunk
+            return b"Mode: " in answer
     except OSError:
         return False
 
@@ -207,13 +213,21 @@ def wanted_acls(entries: Iterable[AclEntry]) -> set[tuple[int, str, int, str, st
 # -- ZooKeeper-mode users ----------------------------------------------------------------------
 
 
-def write_zk_scram_users(zk_port: int, users: dict[str, str], timeout: float = 30.0) -> None:
+def write_zk_scram_users(zk_port: int, users: dict[str, str], timeout: float = 60.0) -> None:
     """Store SCRAM-SHA-512 credentials under /config/users/<name>, as `ConfigCommand
     --zookeeper --alter --add-config 'SCRAM-SHA-512=[password=...]'` does. Brokers read them
-    at start-up, so no change notification is needed before they start."""
+    at start-up, so no change notification is needed before they start.
+
+    Kazoo's default reconnection backs off exponentially without a cap worth the name
+    (0.1 s doubling up to an hour): a few refused attempts while a loaded machine's ZooKeeper
+    still starts put the next one past any start-up timeout. Retry at least every second."""
     from kazoo.client import KazooClient
 
-    zk = KazooClient(hosts=f"127.0.0.1:{zk_port}", timeout=timeout)
+    zk = KazooClient(
+        hosts=f"127.0.0.1:{zk_port}",
+        timeout=30.0,
+        connection_retry={"max_tries": -1, "delay": 0.1, "backoff": 2, "max_delay": 1.0},
+    )
     zk.start(timeout=timeout)
     try:
         for user, password in users.items():
