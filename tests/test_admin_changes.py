@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 import pytest
@@ -17,6 +18,7 @@ from kafka_tui.admin import (
     TopicSpec,
     protocol,
 )
+from kafka_tui.admin.connection import poll_until
 
 from .conftest import Cluster
 
@@ -260,6 +262,16 @@ async def test_an_unreachable_cluster_is_a_clear_connection_error() -> None:
     assert "Cannot connect to Kafka at 127.0.0.1:1" in failure.value.message
 
 
+async def _listed_nowhere(admin: KafkaAdmin, name: str) -> bool | None:
+    """True once no live broker's metadata lists `name`; None while one still does."""
+    nodes = sorted(b.nodeId for b in admin.client.cluster.brokers())
+    for node in nodes:
+        answer = await admin._metadata_from([name], node, partitions=False, retry=False)
+        if any(t["name"] == name and t["error_code"] == 0 for t in answer["topics"]):
+            return None
+    return True
+
+
 async def test_a_topic_another_tool_deleted_does_not_hold_later_reads(
     cluster: Cluster, topic_name: Names
 ) -> None:
@@ -282,6 +294,11 @@ async def test_a_topic_another_tool_deleted_does_not_hold_later_reads(
         await other.delete_topics([name], timeout_ms=30_000)
     finally:
         await other.close()
+    # "Deleted since" means gone from every broker: the delete's answer only says the
+    # broker that took it (ZooKeeper mode) or the controller (KRaft) has applied it, and a
+    # read that reaches a broker still applying it rightly lists the topic.
+    async with KafkaAdmin(settings) as probe:
+        assert await poll_until(lambda: _listed_nowhere(probe, name), time.monotonic() + 60)
     async with KafkaAdmin(settings) as later:
         started = asyncio.get_running_loop().time()
         found, missing = await later.describe_topics([name], configs=False)
