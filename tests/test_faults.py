@@ -33,9 +33,11 @@ from kafka_tui.admin import (
 from kafka_tui.admin.connection import poll_until
 from kafka_tui.admin.placeholders import PlaceholderStore
 from kafka_tui.admin.protocol import (
+    RESOURCE_BROKER,
     CreatePartitionsRequest,
     CreateTopicsRequest,
     DeleteTopicsRequest,
+    DescribeConfigsRequest,
     IncrementalAlterConfigsRequest,
     MetadataRequest,
 )
@@ -44,6 +46,8 @@ from kafka_tui.commands.plan_apply import apply_document
 
 from .conftest import Cluster
 from .test_plans import cli
+
+INVALID_REQUEST = 42
 
 
 def _freeze_first(
@@ -138,6 +142,38 @@ async def test_a_broker_lost_mid_create_and_mid_delete_loses_no_result(cluster: 
         assert all(r.ok or r.error == "REQUEST_TIMED_OUT" for r in deleted)
     finally:
         # A broker left frozen by a failed assertion would look alive to restore().
+        for broker in frozen:
+            await _kill(cluster, broker)
+        cluster.restore()
+
+
+@pytest.mark.timeout(300)
+async def test_a_broker_lost_as_a_create_reads_the_broker_defaults_is_read_elsewhere(
+    cluster: Cluster,
+) -> None:
+    """Every create first reads num.partitions, default.replication.factor and
+    min.insync.replicas from the broker reads go to. Lost as it is asked, the read is asked
+    again of another broker about that broker's own configs: a broker describes only itself.
+
+    Kafka fact (both KRaft 4.1 and ZooKeeper-mode 3.9, ConfigHelper.describeConfigs): a
+    DescribeConfigs for broker 1 sent to broker 2 answers INVALID_REQUEST ("Unexpected broker
+    id"), so resending the same request elsewhere can only fail."""
+    keys = ["num.partitions", "default.replication.factor", "min.insync.replicas"]
+    settings = ConnectionSettings(cluster.bootstrap_servers, request_timeout_ms=5_000)
+    frozen: list[int] = []
+    try:
+        async with KafkaAdmin(settings) as admin:
+            expected = await admin.broker_configs(2, keys)
+            asked_elsewhere = DescribeConfigsRequest([(RESOURCE_BROKER, "1")], keys)
+            answer = (await admin._send(asked_elsewhere, 2, retry=False)).to_object()
+            assert [r["error_code"] for r in answer["results"]] == [INVALID_REQUEST]
+            assert "Unexpected broker id" in answer["results"][0]["error_message"]
+
+            frozen = _freeze_first(admin, cluster, DescribeConfigsRequest)
+            values = await admin.broker_configs(None, keys)
+            assert frozen, "the config read was never sent"
+            assert values == expected
+    finally:
         for broker in frozen:
             await _kill(cluster, broker)
         cluster.restore()

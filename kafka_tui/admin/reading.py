@@ -11,7 +11,7 @@ from typing import Any
 from . import protocol
 from .batches import from_code
 from .connection import AdminConnection
-from .errors import KafkaRequestError, sentence
+from .errors import ConnectionFailed, KafkaRequestError, sentence
 from .model import (
     BrokerInfo,
     ClusterInfo,
@@ -119,13 +119,30 @@ class AdminReads(AdminConnection):
     ) -> dict[str, str | None]:
         """Effective values of `keys` on one broker (e.g. num.partitions,
         default.replication.factor, min.insync.replicas: what a create leaves out); None:
-        the broker reads go to, which needs no cluster description first."""
-        if broker_id is None:
-            broker_id = self._reader()
+        the broker reads go to, which needs no cluster description first — or, if the link
+        to it breaks, another live broker.
+
+        A broker describes only its own configs: asked about another id it answers
+        INVALID_REQUEST ("Unexpected broker id"), so the request is resent to the broker it
+        names, or rebuilt for the one it goes to — never resent as is elsewhere."""
+        if broker_id is not None:
+            return await self._broker_configs(broker_id, keys)
+        first = self._reader()
+        try:
+            return await self._broker_configs(first, keys, retry=False)
+        except ConnectionFailed:
+            return await self._broker_configs(self._reader(avoid=first), keys)
+
+    async def _broker_configs(
+        self, broker_id: int, keys: Sequence[str], retry: bool = True
+    ) -> dict[str, str | None]:
+        async def same(failed: int) -> int:
+            return failed
+
         request = protocol.DescribeConfigsRequest(
             [(protocol.RESOURCE_BROKER, str(broker_id))], list(keys)
         )
-        response = (await self._send(request, broker_id)).to_object()
+        response = (await self._send(request, broker_id, retry=retry, retry_to=same)).to_object()
         values: dict[str, str | None] = {}
         for result in response["results"]:
             if result["error_code"]:
