@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..paths import user_path
+from .ahead import Ahead
 from .model import ConfigChange, ConfigOp, ConnectionSettings, NewPartitions, TopicSpec
 
 T = TypeVar("T")
@@ -171,28 +172,21 @@ async def audited(
     return value
 
 
-# Outcomes worked out ahead (`prepare`), by object identity: (the result, its outcome).
-_ahead: dict[int, tuple[object, dict[str, object]]] = {}
+# Outcomes worked out while the cluster works (`prepare`).
+_ahead: Ahead[_Result, dict[str, object]] = Ahead()
 
 
 def prepare(results: Iterable[_Result]) -> None:
     """Work out the outcomes of results expected, while the cluster works (see
     KafkaAdmin.create_topics); `result_of` uses one only for the very object it came from."""
-    _ahead.clear()
-    _ahead.update((id(r), (r, _outcome(r))) for r in results)
+    _ahead.prepare(results, _outcome)
 
 
 def result_of(value: object) -> dict[str, object]:
     """The `result` field: each topic's (or partition's) outcome and the overall status.
     A call that returns no per-topic results (None, a bool) succeeded as a whole."""
     items = value if isinstance(value, list) else []
-    outcomes = []
-    for r in items:
-        early = _ahead.pop(id(r), None)
-        if early is not None and early[0] is r:
-            outcomes.append(early[1])
-        elif _is_result(r):
-            outcomes.append(_outcome(r))
+    outcomes = [_ahead.take(r, _outcome) for r in items if _is_result(r)]
     _ahead.clear()
     kinds = {_kind(o) for o in outcomes}
     if kinds <= {"ok"}:

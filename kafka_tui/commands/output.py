@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..admin import ClusterInfo, TopicDescription, TopicResult
+from ..admin.ahead import Ahead
 
 
 def emit_json(document: Any) -> None:
@@ -20,29 +21,29 @@ def emit_json(document: Any) -> None:
     sys.stdout.write("\n")
 
 
-# Results' JSON text rendered ahead (`prepare`), by object identity: (the result, its text).
-_ahead: dict[int, tuple[TopicResult, str]] = {}
+# Results' JSON text rendered while the cluster works (`prepare`).
+_ahead: Ahead[TopicResult, str] = Ahead()
 
 
 def prepare(items: Iterable[TopicResult]) -> None:
     """Render the JSON of results expected, while the cluster works (a bulk create's answer
     comes ~0.2 s after its request, and rendering 2,000 results after it took 6-11 ms).
     `results` prints a prepared text only for the very object it was made from."""
-    _ahead.clear()
-    if not sys.stdout.isatty():
-        _ahead.update((id(r), (r, json.dumps(r.to_json()))) for r in items)
+    if sys.stdout.isatty():
+        _ahead.clear()
+    else:
+        _ahead.prepare(items, _json_text)
 
 
 def _json_text(r: TopicResult) -> str:
-    entry = _ahead.pop(id(r), None)
-    return entry[1] if entry is not None and entry[0] is r else json.dumps(r.to_json())
+    return json.dumps(r.to_json())
 
 
 def results(items: Sequence[TopicResult], as_json: bool) -> int:
     """Print one line (or object) per topic; exit code 1 when any topic failed."""
     if as_json and not sys.stdout.isatty():
         # The same text as emit_json's: json.dumps joins a list's items with ", ".
-        sys.stdout.write("[" + ", ".join(map(_json_text, items)) + "]\n")
+        sys.stdout.write("[" + ", ".join(_ahead.take(r, _json_text) for r in items) + "]\n")
         _ahead.clear()
     elif as_json:
         emit_json([r.to_json() for r in items])
