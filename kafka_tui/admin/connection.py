@@ -287,6 +287,17 @@ class AdminConnection:
                 await self._refresh_brokers()
         raise AssertionError("unreachable")
 
+    async def _send_to_itself(self, request: Any, broker: int, *, retry: bool = True) -> Any:
+        """Send a request about `broker`'s own configs to that broker; a lost link is retried
+        there, never elsewhere: a broker describes (and in ZooKeeper mode alters) only its
+        own configs, and asked about another id answers INVALID_REQUEST ("Unexpected broker
+        id")."""
+
+        async def same(failed: int) -> int:
+            return failed
+
+        return await self._send(request, broker, retry=retry, retry_to=same)
+
     async def _metadata(
         self,
         topics: Sequence[str] | None,

@@ -123,8 +123,8 @@ class AdminReads(AdminConnection):
         to it breaks, another live broker.
 
         A broker describes only its own configs: asked about another id it answers
-        INVALID_REQUEST ("Unexpected broker id"), so the request is resent to the broker it
-        names, or rebuilt for the one it goes to — never resent as is elsewhere."""
+        INVALID_REQUEST ("Unexpected broker id"), so the request is rebuilt for the broker
+        it goes to (`_send_to_itself`)."""
         if broker_id is not None:
             return await self._broker_configs(broker_id, keys)
         first = self._reader()
@@ -136,13 +136,10 @@ class AdminReads(AdminConnection):
     async def _broker_configs(
         self, broker_id: int, keys: Sequence[str], retry: bool = True
     ) -> dict[str, str | None]:
-        async def same(failed: int) -> int:
-            return failed
-
         request = protocol.DescribeConfigsRequest(
             [(protocol.RESOURCE_BROKER, str(broker_id))], list(keys)
         )
-        response = (await self._send(request, broker_id, retry=retry, retry_to=same)).to_object()
+        response = (await self._send_to_itself(request, broker_id, retry=retry)).to_object()
         values: dict[str, str | None] = {}
         for result in response["results"]:
             if result["error_code"]:

@@ -521,7 +521,7 @@ class AdminReassignments(AdminConnection):
         if node is None:
             sent = await self._send_about(request, [name for _, name, _ in resources])
         else:
-            sent = await self._send(request, node)
+            sent = await self._send_to_itself(request, node)
         response = sent.to_object()
         for r in response["responses"]:
             if r["error_code"]:
