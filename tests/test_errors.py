@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_tui.admin.errors import ERROR_NAMES, error_name, sentence
+from kafka_tui.admin.errors import ERROR_NAMES, KafkaRequestError, error_name, sentence
 
 DESIGN_ERRORS = [
     "TOPIC_ALREADY_EXISTS",
@@ -35,3 +35,24 @@ def test_unknown_codes_still_read_as_a_sentence_with_the_brokers_detail() -> Non
     assert error_name(9999) == "ERROR_CODE_9999"
     text = sentence("ERROR_CODE_9999", "orders", "something odd")
     assert text == "Topic 'orders': Kafka returned ERROR_CODE_9999. Kafka said: something odd"
+
+
+@pytest.mark.parametrize("name", [*DESIGN_ERRORS, "ERROR_CODE_9999"])
+def test_an_error_about_a_broker_names_the_broker_not_a_topic(name: str) -> None:
+    """DescribeConfigs and AlterConfigs answer errors about a broker resource; they used to
+    read "Topic 'broker 3': the request is invalid"."""
+    code = next((c for c, n in ERROR_NAMES.items() if n == name), 9999)
+    err = KafkaRequestError.from_code(code, "broker 3", "detail", subject="Broker 3")
+    assert "Topic 'broker 3'" not in err.message
+    if name not in ("INVALID_TOPIC_EXCEPTION", "TOPIC_AUTHORIZATION_FAILED"):
+        assert "Broker 3" in err.message or "'broker 3'" in err.message
+    assert err.message.endswith("Kafka said: detail")
+
+
+def test_an_invalid_request_about_a_broker_reads_as_a_sentence_about_the_broker() -> None:
+    err = KafkaRequestError.from_code(
+        42, "broker 1", "Unexpected broker id, expected 2", subject="Broker 1"
+    )
+    assert err.message == (
+        "Broker 1: the request is invalid. Kafka said: Unexpected broker id, expected 2"
+    )

@@ -74,49 +74,48 @@ ERROR_NAMES: dict[int, str] = {
     107: "INELIGIBLE_REPLICA",
 }
 
-# Sentences for the errors an operator meets when administering topics. `{topic}` names the
-# topic; the broker's own detail, when it gives one, follows the sentence.
+# Sentences for the errors an operator meets when administering topics. `{subject}` is
+# "Topic 'orders'" (or "Broker 3", "The cluster" for errors about those), `{topic}` the bare
+# name; the broker's own detail, when it gives one, follows the sentence.
 _SENTENCES: dict[str, str] = {
-    "TOPIC_ALREADY_EXISTS": "Topic '{topic}' already exists. Choose another name, or skip "
+    "TOPIC_ALREADY_EXISTS": "{subject} already exists. Choose another name, or skip "
     "existing topics (--if-not-exists).",
     "INVALID_TOPIC_EXCEPTION": "'{topic}' is not a valid topic name.",
-    "INVALID_PARTITIONS": "Topic '{topic}': invalid partition count. A topic needs at least "
+    "INVALID_PARTITIONS": "{subject}: invalid partition count. A topic needs at least "
     "one partition, and partitions can only be added (the new total must be above the "
     "current count).",
-    "INVALID_REPLICATION_FACTOR": "Topic '{topic}': the replication factor cannot be met. It "
+    "INVALID_REPLICATION_FACTOR": "{subject}: the replication factor cannot be met. It "
     "must be at least 1 and at most the number of brokers available.",
-    "INVALID_REPLICA_ASSIGNMENT": "Topic '{topic}': the replica assignment is invalid. Every "
+    "INVALID_REPLICA_ASSIGNMENT": "{subject}: the replica assignment is invalid. Every "
     "partition needs the same number of distinct broker ids, all of them brokers of this "
     "cluster.",
-    "INVALID_CONFIG": "Topic '{topic}': a config is invalid. Check the key and value.",
-    "INVALID_REQUEST": "Topic '{topic}': the request is invalid.",
-    "REASSIGNMENT_IN_PROGRESS": "Topic '{topic}' is being reassigned. Wait for the "
+    "INVALID_CONFIG": "{subject}: a config is invalid. Check the key and value.",
+    "INVALID_REQUEST": "{subject}: the request is invalid.",
+    "REASSIGNMENT_IN_PROGRESS": "{subject} is being reassigned. Wait for the "
     "reassignment to finish, then try again.",
-    "UNKNOWN_TOPIC_OR_PARTITION": "Topic '{topic}' does not exist. Check the name (topic "
+    "UNKNOWN_TOPIC_OR_PARTITION": "{subject} does not exist. Check the name (topic "
     "names are case-sensitive).",
-    "UNKNOWN_TOPIC_ID": "Topic '{topic}' does not exist any more (its id is unknown).",
+    "UNKNOWN_TOPIC_ID": "{subject} does not exist any more (its id is unknown).",
     "TOPIC_AUTHORIZATION_FAILED": "Not authorized for topic '{topic}'. Ask for the ACL this "
     "operation needs on the topic (CREATE, ALTER, DELETE, DESCRIBE or DESCRIBE_CONFIGS).",
     "CLUSTER_AUTHORIZATION_FAILED": "Not authorized on this cluster for '{topic}'. Ask for "
     "the cluster-level ACL this operation needs (e.g. CREATE or ALTER_CONFIGS on the "
     "cluster).",
-    "REQUEST_TIMED_OUT": "Topic '{topic}': the cluster did not finish in time. The change "
+    "REQUEST_TIMED_OUT": "{subject}: the cluster did not finish in time. The change "
     "may still complete later; check again before retrying.",
-    "POLICY_VIOLATION": "Topic '{topic}' was rejected by the cluster's topic policy.",
-    "TOPIC_DELETION_DISABLED": "Topic '{topic}' cannot be deleted: deletion is disabled on "
+    "POLICY_VIOLATION": "{subject} was rejected by the cluster's topic policy.",
+    "TOPIC_DELETION_DISABLED": "{subject} cannot be deleted: deletion is disabled on "
     "this cluster (delete.topic.enable=false).",
-    "THROTTLING_QUOTA_EXCEEDED": "Topic '{topic}': the cluster's topic-mutation quota is "
+    "THROTTLING_QUOTA_EXCEEDED": "{subject}: the cluster's topic-mutation quota is "
     "used up. Wait a moment and retry.",
-    "NOT_CONTROLLER": "Topic '{topic}': the controller moved while the request was in "
-    "flight. Retry.",
-    "UNSUPPORTED_VERSION": "Topic '{topic}': the broker does not support this request "
+    "NOT_CONTROLLER": "{subject}: the controller moved while the request was in flight. Retry.",
+    "UNSUPPORTED_VERSION": "{subject}: the broker does not support this request "
     "version (kafka-tui needs Kafka 3.1 or newer).",
-    "LEADER_NOT_AVAILABLE": "Topic '{topic}': a partition has no leader yet. Retry in a moment.",
-    "UNKNOWN_SERVER_ERROR": "Topic '{topic}': the broker failed with an unexpected error. "
+    "LEADER_NOT_AVAILABLE": "{subject}: a partition has no leader yet. Retry in a moment.",
+    "UNKNOWN_SERVER_ERROR": "{subject}: the broker failed with an unexpected error. "
     "See the broker's log.",
-    "INCONSISTENT_TOPIC_ID": "Topic '{topic}' was recreated while the request was in "
-    "flight. Retry.",
-    "NOT_ENOUGH_REPLICAS": "Topic '{topic}': not enough in-sync replicas are available.",
+    "INCONSISTENT_TOPIC_ID": "{subject} was recreated while the request was in flight. Retry.",
+    "NOT_ENOUGH_REPLICAS": "{subject}: not enough in-sync replicas are available.",
 }
 
 
@@ -132,21 +131,26 @@ def error_name(code: int) -> str:
 
 
 def sentence(
-    name: str, topic: str, detail: str | None = None, *, checked_here: bool = False
+    name: str,
+    topic: str,
+    detail: str | None = None,
+    *,
+    checked_here: bool = False,
+    subject: str | None = None,
 ) -> str:
     """One readable sentence for `name` about `topic`, with the broker's detail if useful.
 
     `checked_here`: the detail comes from kafka-tui's own check before sending, worded as
-    the broker would word it.
+    the broker would word it. `subject`: what the error is about when it is not a topic
+    ("Broker 3", "The cluster"); it replaces "Topic '<topic>'".
     """
+    subject = subject or f"Topic '{topic}'"
     template = _SENTENCES.get(name)
     if template is None:
         description = _description(name)
-        text = f"Topic '{topic}': Kafka returned {name}" + (
-            f" ({description})." if description else "."
-        )
+        text = f"{subject}: Kafka returned {name}" + (f" ({description})." if description else ".")
     else:
-        text = template.format(topic=topic)
+        text = template.format(topic=topic, subject=subject)
     if detail and detail.strip() and detail.strip() not in text:
         said = "Kafka would say" if checked_here else "Kafka said"
         text += f" {said}: {detail.strip()}"
@@ -174,9 +178,12 @@ class KafkaRequestError(AdminError):
     """The cluster answered with an error code."""
 
     @classmethod
-    def from_code(cls, code: int, topic: str, detail: str | None = None) -> KafkaRequestError:
+    def from_code(
+        cls, code: int, topic: str, detail: str | None = None, *, subject: str | None = None
+    ) -> KafkaRequestError:
+        """`subject`: see `sentence`; errors about a broker or the cluster pass it."""
         name = error_name(code)
-        return cls(name, sentence(name, topic, detail), topic)
+        return cls(name, sentence(name, topic, detail, subject=subject), topic)
 
 
 class ValidationError(AdminError):

@@ -30,7 +30,10 @@ class AdminReads(AdminConnection):
         response = (await self._send(protocol.DescribeClusterRequest())).to_object()
         if response["error_code"]:
             raise KafkaRequestError.from_code(
-                response["error_code"], "(cluster)", response["error_message"]
+                response["error_code"],
+                "(cluster)",
+                response["error_message"],
+                subject="The cluster",
             )
         brokers = sorted(
             (
@@ -144,7 +147,10 @@ class AdminReads(AdminConnection):
         for result in response["results"]:
             if result["error_code"]:
                 raise KafkaRequestError.from_code(
-                    result["error_code"], f"broker {broker_id}", result["error_message"]
+                    result["error_code"],
+                    f"broker {broker_id}",
+                    result["error_message"],
+                    subject=f"Broker {broker_id}",
                 )
             values |= {c["name"]: c["value"] for c in result["configs"]}
         return values

@@ -525,9 +525,13 @@ class AdminReassignments(AdminConnection):
         response = sent.to_object()
         for r in response["responses"]:
             if r["error_code"]:
-                what = (
-                    f"broker {r['resource_name']}"
-                    if r["resource_type"] == protocol.RESOURCE_BROKER
-                    else r["resource_name"]
+                if r["resource_type"] == protocol.RESOURCE_BROKER:
+                    raise KafkaRequestError.from_code(
+                        r["error_code"],
+                        f"broker {r['resource_name']}",
+                        r["error_message"],
+                        subject=f"Broker {r['resource_name']}",
+                    )
+                raise KafkaRequestError.from_code(
+                    r["error_code"], r["resource_name"], r["error_message"]
                 )
-                raise KafkaRequestError.from_code(r["error_code"], what, r["error_message"])
