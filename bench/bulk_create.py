@@ -1,6 +1,7 @@
 """Create and delete 2,000 topics (3 partitions, RF 3): kafka-tui vs one raw request, side by side.
 
-For each kind of cluster (KRaft 4.1, ZooKeeper-mode 3.9), in one run, alternating A B A B:
+For each kind of cluster (KRaft 4.1, ZooKeeper-mode 3.9), in one run, in rounds (odd rounds in
+reverse order: A A' B B', then B' B A' A), after an untimed warm-up round:
   (A) one `kafka-tui topics create` (or `topics delete --yes`) process for all the topics;
   (B) one process sending one raw CreateTopics (DeleteTopics) request through aiokafka's own
       admin client (bench/raw_admin.py): the broker's cost plus Python's, the yardstick.
@@ -16,8 +17,10 @@ kafka-topics.sh's TopicCommand, one JVM per topic, on a sample; `--before SRC` t
 kafka-tui checkout's create and delete (e.g. an older commit) as (A0).
 
 Usage: python bench/bulk_create.py [--modes kraft,zk] [--topics 2000] [--rounds 3]
-       [--busy-runs 10] [--topic-command-sample 0] [--before SRC] [--keep]
-Prints figures and ratios; asserts nothing.
+       [--who "A,A',B,B'"] [--warmup 1] [--busy-runs 10] [--topic-command-sample 0]
+       [--before SRC] [--keep]
+Prints figures and ratios (per-round pairs: their median, range, and how many rounds were
+within 1.2x); asserts nothing. `--who A,B --rounds 10` settles the create goal soonest.
 """
 
 from __future__ import annotations
@@ -164,18 +167,26 @@ def settle(bootstrap: str, names: list[str], exist: bool, timeout: float = 600) 
 
 
 def side_by_side(
-    bootstrap: str, n: int, rounds: int, mode: str, before: str | None
+    bootstrap: str,
+    n: int,
+    rounds: int,
+    mode: str,
+    who_runs: list[str],
+    warmup: int,
+    before: str | None,
 ) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {
-        f"{who} {action}": [] for who in ("A", "A'", "B", "B'") for action in ("create", "delete")
-    }
-    if before:
-        times |= {"A0 create": [], "A0 delete": []}
+    """Each round runs every contender once, create then delete; odd rounds run them in
+    reverse order, so no contender always follows the same one. The `warmup` rounds first
+    (untimed) let the cluster's JVMs compile their create and delete paths: the first
+    2,000-topic create after a start ran up to twice as long as the later ones."""
+    times: dict[str, list[float]] = {f"{w} {a}": [] for w in who_runs for a in ("create", "delete")}
     lag: list[float] = []
-    for r in range(rounds):
-        for who in ("A0", "A", "A'", "B", "B'") if before else ("A", "A'", "B", "B'"):
+    for r in range(-warmup, rounds):
+        timed = r >= 0
+        order = who_runs if r % 2 == 0 else who_runs[::-1]
+        for who in order:
             tag = who.lower().replace("'", "p")
-            names = [f"bench-{tag}-{mode}-{r}-{i:05d}" for i in range(n)]
+            names = [f"bench-{tag}-{mode}-{r + warmup}-{i:05d}" for i in range(n)]
             for action in ("create", "delete"):
                 if who.startswith("B"):
                     seconds, report = raw(bootstrap, action, names, who == "B'")
@@ -184,13 +195,15 @@ def side_by_side(
                     src = before if who == "A0" else None
                     seconds, report = ours(bootstrap, action, names, src, broker=who == "A'")
                     bad = sum(1 for t in report if not t["ok"])
-                times[f"{who} {action}"].append(seconds)
                 waited = settle(bootstrap, names, exist=action == "create")
-                if action == "create":
-                    lag.append(waited)
+                if timed:
+                    times[f"{who} {action}"].append(seconds)
+                    if action == "create":
+                        lag.append(waited)
                 flag = f"  ({bad} FAILED)" if bad else ""
+                label = f"round {r + 1}" if timed else "warm-up"
                 print(
-                    f"  round {r + 1} {who:2} {action}: {seconds:7.2f}s, brokers caught up "
+                    f"  {label:8} {who:2} {action}: {seconds:7.2f}s, brokers caught up "
                     f"{waited:5.1f}s later{flag}",
                     flush=True,
                 )
@@ -262,34 +275,46 @@ def topic_command(bootstrap: str, version: str, names: list[str]) -> list[float]
     return times
 
 
+def _pairs(times: dict[str, list[float]], a: str, b: str) -> str:
+    """Per-round ratios a/b, summarised by their median (a round's two runs shared the
+    cluster's state; the median of the ratios is steadier than the ratio of the medians)."""
+    ratios = [x / y for x, y in zip(times[a], times[b], strict=True)]
+    return (
+        f"{statistics.median(ratios):.2f}x (pairwise median of {len(ratios)}; "
+        f"{min(ratios):.2f}-{max(ratios):.2f}; rounds at most 1.2x: "
+        f"{sum(r <= 1.2 for r in ratios)}/{len(ratios)})"
+    )
+
+
 def report(mode: str, n: int, times: dict[str, list[float]], counts: dict[str, int]) -> None:
     med = {k: statistics.median(v) for k, v in times.items() if v}
+    rounds = max(len(v) for v in times.values())
     print(
-        f"\n== {mode}: {n} topics x 3 partitions x RF 3, median of {len(times['A create'])} "
+        f"\n== {mode}: {n} topics x 3 partitions x RF 3, median of {rounds} "
         "(min-max), whole processes =="
     )
     for k, v in times.items():
         if v:
             print(f"  {k:32} {med[k]:7.2f}s  ({min(v):.2f}-{max(v):.2f})")
-    explicit = [a / b for a, b in zip(times["A create"], times["B' create"], strict=True)]
-    print(
-        f"  create: kafka-tui / raw request with the same assignment = "
-        f"{statistics.median(explicit):.2f}x ({min(explicit):.2f}-{max(explicit):.2f})"
-    )
+    ran = {k for k, v in times.items() if v}
+    if {"A create", "B' create"} <= ran:
+        print(
+            "  create: kafka-tui / raw request with the same assignment = "
+            + _pairs(times, "A create", "B' create")
+        )
     for action in ("create", "delete"):
-        for who, what in (("A", "kafka-tui"), ("A'", "kafka-tui --placement broker")):
-            pairs = [
-                a / b for a, b in zip(times[f"{who} {action}"], times[f"B {action}"], strict=True)
-            ]
-            print(
-                f"  {action}: {what} / raw request = {statistics.median(pairs):.2f}x "
-                f"(pairwise median; {min(pairs):.2f}-{max(pairs):.2f})"
-            )
-        if f"A0 {action}" in med:
-            print(
-                f"  {action}: before / raw = {med[f'A0 {action}'] / med[f'B {action}']:.2f}x, "
-                f"before / now = {med[f'A0 {action}'] / med[f'A {action}']:.2f}x"
-            )
+        for who, what in (
+            ("A", "kafka-tui"),
+            ("A'", "kafka-tui --placement broker"),
+            ("A0", "before"),
+        ):
+            if {f"{who} {action}", f"B {action}"} <= ran:
+                print(
+                    f"  {action}: {what} / raw request = "
+                    + _pairs(times, f"{who} {action}", f"B {action}")
+                )
+        if {f"A0 {action}", f"A {action}"} <= ran:
+            print(f"  {action}: before / now = " + _pairs(times, f"A0 {action}", f"A {action}"))
     if counts:
         print(
             f"  busy ({counts['created_ok'] + counts['create_failed']} creates and deletions "
@@ -305,9 +330,18 @@ def main() -> None:
     parser.add_argument("--busy-runs", type=int, default=10)
     parser.add_argument("--topic-command-sample", type=int, default=0)
     parser.add_argument("--before", metavar="SRC", help="another kafka-tui checkout to time too")
+    parser.add_argument(
+        "--who",
+        default="A,A',B,B'",
+        help="the contenders to time (A0 is added when --before is given)",
+    )
+    parser.add_argument("--warmup", type=int, default=1, help="untimed rounds first")
     parser.add_argument("--keep", action="store_true", help="leave the clusters running")
     args = parser.parse_args()
 
+    who_runs = (["A0"] if args.before else []) + args.who.split(",")
+    if unknown := set(who_runs) - {"A0", "A", "A'", "B", "B'"}:
+        parser.error(f"unknown contenders: {', '.join(sorted(unknown))}")
     os.environ.setdefault("KAFKA_TUI_BROKER_HEAP_MB", "1024")
     # Both checkouts start from byte-compiled modules, as an installed kafka-tui and aiokafka
     # (site-packages) do; otherwise PYTHONDONTWRITEBYTECODE makes every start compile them.
@@ -331,7 +365,9 @@ def main() -> None:
         NODE_PIDS[:] = [n["pid"] for n in [*status["brokers"], status["controller"]] if n["pid"]]
         idle()
         try:
-            times = side_by_side(bootstrap, args.topics, args.rounds, mode, args.before)
+            times = side_by_side(
+                bootstrap, args.topics, args.rounds, mode, who_runs, args.warmup, args.before
+            )
             counts = busy(bootstrap, args.topics, args.busy_runs, mode) if args.busy_runs else {}
             if args.topic_command_sample:
                 names = [f"bench-tc-{i:05d}" for i in range(args.topic_command_sample)]
