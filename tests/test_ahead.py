@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from kafka_tui.admin import TopicResult
 from kafka_tui.admin.ahead import Ahead
+from kafka_tui.commands import output
 
 
 def test_a_prepared_value_serves_only_its_own_object_and_only_once() -> None:
@@ -33,3 +38,22 @@ def test_a_prepared_value_serves_only_its_own_object_and_only_once() -> None:
     ahead.clear()
     ahead.take(placed, make)
     assert made == ["a"] * 7
+    assert not ahead
+    ahead.prepare([placed], make)
+    assert ahead
+
+
+def test_results_print_the_same_json_prepared_or_not(capsys: pytest.CaptureFixture[str]) -> None:
+    """`output.results` prints prepared texts item by item, else one json.dumps of the list
+    (a deletion prepares none): the text must be the same either way, as scripts parse it."""
+    items = [
+        TopicResult("a", True, message="Topic 'a' deleted.", topic_id="x1"),
+        TopicResult("b", False, error="UNKNOWN_TOPIC_OR_PARTITION", message="Topic 'b' \u00e9"),
+        TopicResult("c", True, message="created", partitions=3, assignment=[[1, 2], [2, 1]]),
+    ]
+    assert output.results(items, as_json=True) == 1
+    unprepared = capsys.readouterr().out
+    output.prepare(items[::2])  # some prepared, as after a create with a failure
+    assert output.results(items, as_json=True) == 1
+    assert capsys.readouterr().out == unprepared
+    assert unprepared == json.dumps([r.to_json() for r in items]) + "\n"

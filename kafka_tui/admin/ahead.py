@@ -28,3 +28,7 @@ class Ahead(Generic[T, V]):
 
     def clear(self) -> None:
         self._by_id.clear()
+
+    def __bool__(self) -> bool:
+        """Whether any value is prepared."""
+        return bool(self._by_id)

@@ -376,10 +376,15 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             return [refused[i] for i in range(len(names))]
         # KRaft answers a deletion with the topic's id; ZooKeeper-mode 3.9 does not. The id
         # tells a later read whether a topic listed under the same name is the deleted one or
-        # a new one, so the ids are read alongside the deletion (sent first, answered from
-        # the broker's cache in milliseconds): a read before it would cost a round trip and
-        # 2,000 topics' metadata on every deletion.
-        ids_read = asyncio.create_task(self._ids(list(dict.fromkeys(to_send))))
+        # a new one, so on ZooKeeper mode the ids are read alongside the deletion (a read
+        # before it would cost a round trip and 2,000 topics' metadata on every deletion).
+        # On KRaft that read only took CPU from brokers busy deleting: it is made only if an
+        # answer lacks an id after all.
+        ids_read = (
+            None
+            if self._answers_deletions_with_ids()
+            else asyncio.create_task(self._ids(list(dict.fromkeys(to_send))))
+        )
         try:
             answers = await self._to_controller(
                 lambda items: protocol.DeleteTopicsRequest(
@@ -392,9 +397,16 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                 Settle(self._deleted, frozenset({UNKNOWN_TOPIC})),
             )
         except BaseException:
-            ids_read.cancel()
+            if ids_read is not None:
+                ids_read.cancel()
             raise
-        ids = await _ids_unless_answered(ids_read, answers)
+        if ids_read is not None:
+            ids = await _ids_unless_answered(ids_read, answers)
+        else:
+            missing = [
+                n for n, a in answers.items() if not a["error_code"] and not a.get("topic_id")
+            ]
+            ids = await self._ids(missing) if missing else {}
         results = merge(
             names,
             refused,

@@ -37,6 +37,7 @@ T = TypeVar("T")
 
 NOT_CONTROLLER = 41
 REQUEST_TIMED_OUT = 7
+UNREGISTER_BROKER = 64  # API key
 _NOT_CONTROLLER_RETRIES = 3
 # A broker may lag this far behind a change kafka-tui made before its expectation is taken
 # for stale (all brokers agree on another state: the topic changed again elsewhere).
@@ -44,6 +45,8 @@ _STALE_AFTER_S = 60.0
 # An expectation about a topic's existence that every broker contradicts this long is checked
 # with the controller (see `_absent_at_controller`), then again at most this often.
 _PROBE_AFTER_S = 2.0
+# Metadata this recent names the controller a change goes to (see `_recent_controller`).
+CONTROLLER_FRESH_S = 2.0
 
 
 def _unmet(metadata: dict[str, Any], pending: list[Expectation]) -> set[str]:
@@ -467,6 +470,9 @@ class AdminConnection:
         random live broker; any broker forwards there). `avoid`: a broker whose connection was
         just lost — while brokers still name it, another one is tried (KRaft forwards; in
         ZooKeeper mode it answers NOT_CONTROLLER until a new controller is elected)."""
+        recent = None if avoid is not None else self._recent_controller()
+        if recent is not None:
+            return recent
         metadata = await self._metadata([])
         controller = metadata["controller_id"]
         known = sorted(b["node_id"] for b in metadata["brokers"])
@@ -474,6 +480,26 @@ class AdminConnection:
             return int(controller)
         others = [b for b in known if b != avoid]
         return others[0] if others else self._any_node()
+
+    def _answers_deletions_with_ids(self) -> bool:
+        """Whether this is a KRaft cluster, whose DeleteTopics answers carry each topic's id
+        (ZooKeeper-mode 3.9's do not): only KRaft brokers list UnregisterBroker (64) in their
+        ApiVersions answer."""
+        conns = getattr(self.client, "_conns", {}).values()
+        return any(UNREGISTER_BROKER in getattr(conn, "_versions", {}) for conn in conns)
+
+    def _recent_controller(self) -> int | None:
+        """The controller aiokafka's own metadata named within the last CONTROLLER_FRESH_S
+        seconds (connecting reads it; so does every refresh after NOT_CONTROLLER), else None.
+        A headless command changes topics milliseconds after connecting, and reading the
+        controller again cost it a round trip; a controller that moved meanwhile answers
+        NOT_CONTROLLER, and `_to_controller` sends again after a refresh, as after a read."""
+        cluster = self.client.cluster
+        controller = getattr(cluster, "controller", None)
+        refreshed_ms = getattr(cluster, "_last_successful_refresh_ms", 0)
+        if controller is None or time.time() - refreshed_ms / 1000 > CONTROLLER_FRESH_S:
+            return None
+        return int(controller.nodeId)
 
     async def _to_controller(
         self,

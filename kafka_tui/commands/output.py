@@ -42,8 +42,14 @@ def _json_text(r: TopicResult) -> str:
 def results(items: Sequence[TopicResult], as_json: bool) -> int:
     """Print one line (or object) per topic; exit code 1 when any topic failed."""
     if as_json and not sys.stdout.isatty():
-        # The same text as emit_json's: json.dumps joins a list's items with ", ".
-        sys.stdout.write("[" + ", ".join(_ahead.take(r, _json_text) for r in items) + "]\n")
+        # The same text as emit_json's: json.dumps joins a list's items with ", ". With
+        # nothing prepared (e.g. a deletion), one json.dumps of the list: half the time of
+        # 2,000 calls.
+        if _ahead:
+            text = "[" + ", ".join(_ahead.take(r, _json_text) for r in items) + "]"
+        else:
+            text = json.dumps([r.to_json() for r in items])
+        sys.stdout.write(text + "\n")
         _ahead.clear()
     elif as_json:
         emit_json([r.to_json() for r in items])
