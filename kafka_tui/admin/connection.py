@@ -81,6 +81,19 @@ class _BrokersOnlyClient(AIOKafkaClient):
     # answering must not hold the refresh for that long.
     refresh_timeout_s = 30.0
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        # The cluster's id, from the Metadata answers aiokafka reads (v2 and newer carry it):
+        # known from the moment of connecting, before kafka-tui's own first read.
+        self.cluster_id: str | None = None
+        update = self.cluster.update_metadata
+
+        def update_metadata(metadata: Any) -> Any:
+            self.cluster_id = getattr(metadata, "cluster_id", None) or self.cluster_id
+            return update(metadata)
+
+        self.cluster.update_metadata = update_metadata
+
     async def _metadata_update(self, cluster_metadata: Any, topics: Any) -> bool:
         if topics:
             return bool(await super()._metadata_update(cluster_metadata, topics))
@@ -200,6 +213,7 @@ class AdminConnection:
                 f"{reason}"
             ) from None
         self._client = client
+        self.cluster_id = self.cluster_id or client.cluster_id
 
     async def _refresh_brokers(self) -> None:
         """aiokafka's metadata refresh (which brokers exist), bounded: shared by every caller,
@@ -470,7 +484,9 @@ class AdminConnection:
         random live broker; any broker forwards there). `avoid`: a broker whose connection was
         just lost — while brokers still name it, another one is tried (KRaft forwards; in
         ZooKeeper mode it answers NOT_CONTROLLER until a new controller is elected)."""
-        recent = None if avoid is not None else self._recent_controller()
+        # Only with the cluster's id known: the journal of changes made needs it.
+        fresh = avoid is None and self.cluster_id is not None
+        recent = self._recent_controller() if fresh else None
         if recent is not None:
             return recent
         metadata = await self._metadata([])
