@@ -146,8 +146,10 @@ async def test_a_deletion_names_each_deleted_topics_id(
     admin: KafkaAdmin, topic_name: Names, cluster: Cluster
 ) -> None:
     """KRaft answers DeleteTopics with the topic id; ZooKeeper-mode 3.9 answers with none
-    (pinned here), and kafka-tui reads the ids alongside the request instead. The id lets a
-    later read tell the deleted topic from a new one of the same name."""
+    (pinned here), and kafka-tui reads the ids before the request instead. The id lets a
+    later read tell the deleted topic from a new one of the same name. Which kind of
+    cluster it is comes from ApiVersions: only KRaft brokers list UnregisterBroker (pinned)."""
+    assert await admin._answers_deletions_with_ids() == (cluster.mode == "kraft")
     a, b = await _topic(admin, topic_name("a")), await _topic(admin, topic_name("b"))
     found, _ = await admin.describe_topics([a, b], configs=False)
     ids = {t.name: t.topic_id for t in found}
@@ -158,6 +160,35 @@ async def test_a_deletion_names_each_deleted_topics_id(
     results = await admin.delete_topics([b])
     assert [(r.topic, r.ok, r.topic_id) for r in results] == [(b, True, ids[b])]
     assert all(ids.values())
+
+
+async def test_a_deletion_right_after_connecting_asks_no_broker_first_and_reads_stay_true(
+    admin: KafkaAdmin, topic_name: Names, cluster: Cluster
+) -> None:
+    """A fresh connection knows the cluster's id and its controller from the metadata read
+    on connecting: a KRaft deletion is its first request (reading the controller again cost
+    a round trip); ZooKeeper mode reads the ids first. The journal, keyed by the cluster's
+    id, still records the deletion: the next read does not list the topic."""
+    name = await _topic(admin, topic_name())
+    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as fresh:
+        assert fresh.cluster_id == admin.cluster_id is not None
+        sent: list[object] = []
+        original = fresh.client.send
+
+        async def send(node_id: int, request: object, *args: object, **kwargs: object) -> object:
+            sent.append(request)
+            return await original(node_id, request, *args, **kwargs)
+
+        fresh.client.send = send
+        results = await fresh.delete_topics([name])
+        assert [(r.topic, r.ok) for r in results] == [(name, True)]
+        kinds = [type(r).__name__ for r in sent]
+        first = ["DeleteTopicsRequest"]
+        if cluster.mode == "zk":
+            first = ["MetadataRequest", *first]
+        assert kinds[: len(first)] == first, kinds
+        found, _ = await fresh.describe_topics([name], configs=False)
+        assert found == []
 
 
 async def test_a_name_starting_with_two_underscores_is_deleted_unless_kafka_calls_it_internal(

@@ -378,7 +378,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         # racing it may find the topics gone; the deletion itself takes seconds there). On
         # KRaft a read alongside only took CPU from brokers busy deleting: it is made only if
         # an answer lacks an id (one recovered after a lost connection), after the answer.
-        by_answer = self._answers_deletions_with_ids()
+        by_answer = await self._answers_deletions_with_ids()
         ids = {} if by_answer else await self._ids(list(dict.fromkeys(to_send)))
         answers = await self._to_controller(
             lambda items: protocol.DeleteTopicsRequest(

@@ -497,12 +497,25 @@ class AdminConnection:
         others = [b for b in known if b != avoid]
         return others[0] if others else self._any_node()
 
-    def _answers_deletions_with_ids(self) -> bool:
+    async def _answers_deletions_with_ids(self) -> bool:
         """Whether this is a KRaft cluster, whose DeleteTopics answers carry each topic's id
         (ZooKeeper-mode 3.9's do not): only KRaft brokers list UnregisterBroker (64) in their
-        ApiVersions answer."""
+        ApiVersions answer. aiokafka closes the connection it bootstrapped through, so with
+        no connection open yet this opens the one to the broker a change goes to (which the
+        change opens anyway); unreachable, the answer is False: ZooKeeper mode's way is the
+        safe one."""
+        if not self._versions_known():
+            with contextlib.suppress(AdminError, KafkaError, OSError, TimeoutError):
+                await asyncio.wait_for(
+                    self.client._get_conn(await self._controller()),
+                    self.settings.request_timeout_ms / 1000,
+                )
         conns = getattr(self.client, "_conns", {}).values()
         return any(UNREGISTER_BROKER in getattr(conn, "_versions", {}) for conn in conns)
+
+    def _versions_known(self) -> bool:
+        conns = getattr(self.client, "_conns", {}).values()
+        return any(getattr(conn, "_versions", None) for conn in conns)
 
     def _recent_controller(self) -> int | None:
         """The controller aiokafka's own metadata named within the last CONTROLLER_FRESH_S
