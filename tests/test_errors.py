@@ -56,3 +56,5 @@ def test_an_invalid_request_about_a_broker_reads_as_a_sentence_about_the_broker(
     assert err.message == (
         "Broker 1: the request is invalid. Kafka said: Unexpected broker id, expected 2"
     )
+    same = KafkaRequestError.about_broker(42, 1, "Unexpected broker id, expected 2")
+    assert (same.name, same.message, same.topic) == (err.name, err.message, err.topic)

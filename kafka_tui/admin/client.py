@@ -390,9 +390,11 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             timeout_ms,
             Settle(self._deleted, frozenset({UNKNOWN_TOPIC})),
         )
-        missing = [n for n, a in answers.items() if not a["error_code"] and not a.get("topic_id")]
-        if by_answer and missing:
-            ids = await self._ids(missing)
+        if by_answer:
+            missing = [
+                n for n, a in answers.items() if not a["error_code"] and not a.get("topic_id")
+            ]
+            ids = await self._ids(missing) if missing else {}
         results = merge(
             names,
             refused,

@@ -504,18 +504,18 @@ class AdminConnection:
         no connection open yet this opens the one to the broker a change goes to (which the
         change opens anyway); unreachable, the answer is False: ZooKeeper mode's way is the
         safe one."""
-        if not self._versions_known():
+        if not any(self._api_versions()):
             with contextlib.suppress(AdminError, KafkaError, OSError, TimeoutError):
                 await asyncio.wait_for(
                     self.client._get_conn(await self._controller()),
                     self.settings.request_timeout_ms / 1000,
                 )
-        conns = getattr(self.client, "_conns", {}).values()
-        return any(UNREGISTER_BROKER in getattr(conn, "_versions", {}) for conn in conns)
+        return any(UNREGISTER_BROKER in versions for versions in self._api_versions())
 
-    def _versions_known(self) -> bool:
+    def _api_versions(self) -> list[dict[int, tuple[int, int]]]:
+        """The ApiVersions answer of each open connection ({} while one is being opened)."""
         conns = getattr(self.client, "_conns", {}).values()
-        return any(getattr(conn, "_versions", None) for conn in conns)
+        return [getattr(conn, "_versions", None) or {} for conn in conns]
 
     def _recent_controller(self) -> int | None:
         """The controller aiokafka's own metadata named within the last CONTROLLER_FRESH_S

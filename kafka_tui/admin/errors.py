@@ -185,6 +185,11 @@ class KafkaRequestError(AdminError):
         name = error_name(code)
         return cls(name, sentence(name, topic, detail, subject=subject), topic)
 
+    @classmethod
+    def about_broker(cls, code: int, broker: int | str, detail: str | None) -> KafkaRequestError:
+        """An error about broker `broker` itself (its configs), worded about the broker."""
+        return cls.from_code(code, f"broker {broker}", detail, subject=f"Broker {broker}")
+
 
 class ValidationError(AdminError):
     """Refused before sending: the cluster would reject it with error `name`."""

@@ -146,11 +146,8 @@ class AdminReads(AdminConnection):
         values: dict[str, str | None] = {}
         for result in response["results"]:
             if result["error_code"]:
-                raise KafkaRequestError.from_code(
-                    result["error_code"],
-                    f"broker {broker_id}",
-                    result["error_message"],
-                    subject=f"Broker {broker_id}",
+                raise KafkaRequestError.about_broker(
+                    result["error_code"], broker_id, result["error_message"]
                 )
             values |= {c["name"]: c["value"] for c in result["configs"]}
         return values

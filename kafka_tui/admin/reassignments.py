@@ -526,11 +526,8 @@ class AdminReassignments(AdminConnection):
         for r in response["responses"]:
             if r["error_code"]:
                 if r["resource_type"] == protocol.RESOURCE_BROKER:
-                    raise KafkaRequestError.from_code(
-                        r["error_code"],
-                        f"broker {r['resource_name']}",
-                        r["error_message"],
-                        subject=f"Broker {r['resource_name']}",
+                    raise KafkaRequestError.about_broker(
+                        r["error_code"], r["resource_name"], r["error_message"]
                     )
                 raise KafkaRequestError.from_code(
                     r["error_code"], r["resource_name"], r["error_message"]
