@@ -271,12 +271,15 @@ async def test_a_broker_lost_mid_partition_increase_loses_no_result(cluster: Clu
         grown = await _holding(cluster, names, _grown_to(2), lambda g: g >= reported)
         _assert_matches(results, names, grown)
         _assert_sent_again(results, cluster)
-        assert all(r.partitions == 2 for r in results)
+        # Each topic reported done has its total; a topic left "check again" has none to give.
+        assert all(r.partitions == 2 for r in results if r.ok)
     finally:
         for broker in frozen:
             await _kill(cluster, broker)
         cluster.restore()
-    await _delete_plainly(cluster, names)
+        # Also after a failure: topics left behind weigh on the shared cluster's load, and
+        # the KIP-409 tests after this one place by load.
+        await _delete_plainly(cluster, names)
 
 
 @pytest.mark.timeout(300)
@@ -319,7 +322,7 @@ async def test_a_broker_lost_mid_config_change_loses_no_result(cluster: Cluster)
         for broker in frozen:
             await _kill(cluster, broker)
         cluster.restore()
-    await _delete_plainly(cluster, names)
+        await _delete_plainly(cluster, names)
 
 
 async def _apply_with_a_broker_lost(
@@ -396,4 +399,4 @@ def test_a_broker_lost_mid_plan_apply_loses_no_result_and_the_plan_resumes(
         for broker in frozen:
             asyncio.run(_kill(cluster, broker))
         cluster.restore()
-    asyncio.run(_delete_plainly(cluster, names))
+        asyncio.run(_delete_plainly(cluster, names))
