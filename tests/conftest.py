@@ -9,7 +9,7 @@ import dataclasses
 import os
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -176,3 +176,16 @@ def secured_zk_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sec
 def secured_cluster(request: pytest.FixtureRequest) -> SecuredCluster:
     """Each test that takes `secured_cluster` runs against both secured clusters."""
     return request.getfixturevalue(f"secured_{request.param}_cluster")  # type: ignore[no-any-return]
+
+
+def record_sends(admin: KafkaAdmin) -> list[tuple[int, Any]]:
+    """Every (broker, request) the admin sends, in order (returned, filled as it goes)."""
+    sent: list[tuple[int, Any]] = []
+    original: Callable[..., Awaitable[Any]] = admin.client.send
+
+    async def send(node_id: int, request: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append((node_id, request))
+        return await original(node_id, request, *args, **kwargs)
+
+    admin.client.send = send  # type: ignore[method-assign]
+    return sent

@@ -20,7 +20,7 @@ from kafka_tui.admin import (
 )
 from kafka_tui.admin.connection import poll_until
 
-from .conftest import Cluster
+from .conftest import Cluster, record_sends
 
 Names = Callable[[str], str]
 
@@ -172,17 +172,10 @@ async def test_a_deletion_right_after_connecting_asks_no_broker_first_and_reads_
     name = await _topic(admin, topic_name())
     async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as fresh:
         assert fresh.cluster_id == admin.cluster_id is not None
-        sent: list[object] = []
-        original = fresh.client.send
-
-        async def send(node_id: int, request: object, *args: object, **kwargs: object) -> object:
-            sent.append(request)
-            return await original(node_id, request, *args, **kwargs)
-
-        fresh.client.send = send
+        sent = record_sends(fresh)
         results = await fresh.delete_topics([name])
         assert [(r.topic, r.ok) for r in results] == [(name, True)]
-        kinds = [type(r).__name__ for r in sent]
+        kinds = [type(r).__name__ for _, r in sent]
         first = ["DeleteTopicsRequest"]
         if cluster.mode == "zk":
             first = ["MetadataRequest", *first]

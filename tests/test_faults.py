@@ -44,7 +44,7 @@ from kafka_tui.admin.protocol import (
 from kafka_tui.commands.placing import take_snapshot
 from kafka_tui.commands.plan_apply import apply_document
 
-from .conftest import Cluster
+from .conftest import Cluster, record_sends
 from .test_plans import cli
 
 INVALID_REQUEST = 42
@@ -71,19 +71,6 @@ def _freeze_first(
 
     admin.client.send = send  # type: ignore[method-assign]
     return frozen
-
-
-def _record_sends(admin: KafkaAdmin) -> list[tuple[int, Any]]:
-    """Every (broker, request) the admin sends, in order (returned, filled as it goes)."""
-    sent: list[tuple[int, Any]] = []
-    original: Callable[..., Awaitable[Any]] = admin.client.send
-
-    async def send(node_id: int, request: Any, *args: Any, **kwargs: Any) -> Any:
-        sent.append((node_id, request))
-        return await original(node_id, request, *args, **kwargs)
-
-    admin.client.send = send  # type: ignore[method-assign]
-    return sent
 
 
 async def _kill(cluster: Cluster, broker: int) -> None:
@@ -296,7 +283,7 @@ async def test_a_broker_lost_mid_config_change_loses_no_result(cluster: Cluster)
     try:
         async with KafkaAdmin(settings) as admin:
             frozen = _freeze_first(admin, cluster, IncrementalAlterConfigsRequest)
-            sent = _record_sends(admin)
+            sent = record_sends(admin)
             change = [ConfigChange("retention.ms", ConfigOp.SET, "4242000")]
             results = await admin.alter_topic_configs({n: change for n in names})
             assert frozen, "the request was never sent"
