@@ -144,3 +144,13 @@ def test_a_record_prepared_ahead_writes_the_line_json_would(tmp_path: Path) -> N
         (e.topic, e.exists, rows[0]["at"]) for e in expectations
     )
     assert journal.prepare(None, expectations) is None
+
+
+def test_a_broken_entry_is_skipped_and_the_rest_of_its_line_is_read(tmp_path: Path) -> None:
+    """Entries become Expectations only when a read asks about their topic: a bad one in a
+    bulk line hides that topic alone."""
+    path = tmp_path / "j.jsonl"
+    row = {"c": "c1", "at": time.time(), "x": True, "e": [["a", "x", None], ["b", 2, "id-b"]]}
+    path.write_text(json.dumps(row) + "\n")
+    held = ChangeJournal(path).expectations("c1", ["a", "b"])
+    assert [(e.topic, e.partitions, e.topic_id) for e in held] == [("b", 2, "id-b")]

@@ -20,6 +20,7 @@ import json
 import os
 import time
 from collections.abc import Iterable, Mapping
+from itertools import repeat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -75,10 +76,14 @@ class ChangeJournal:
     def __init__(self, path: Path | None = None, *, persist: bool = True) -> None:
         self.path = path or default_path()
         self.persist = persist
-        self._by_cluster: dict[str, dict[str, Expectation]] = {}
+        # cluster -> topic -> (exists, at, its entry as written: [topic, partitions, id])
+        self._by_cluster: dict[str, dict[str, _Held]] = {}
         self._loaded = False
 
     def _load(self) -> None:
+        """Index the file's entries by topic, as they were written: an Expectation is built
+        only for a topic a read asks about. A start reads every line in force, and building
+        20,000 of them (a few bulk changes) cost 30-60 ms of each kafka-tui process."""
         if self._loaded:
             return
         self._loaded = True
@@ -89,27 +94,26 @@ class ChangeJournal:
         except OSError:
             return
         horizon = time.time() - TTL_SECONDS
-        lines = text.splitlines()
         read = 0
-        for line in lines:
+        for line in text.splitlines():
             try:
                 row = json.loads(line)
                 cluster, at, exists = str(row["c"]), float(row["at"]), row.get("x")
-                entries = row["e"] if "e" in row else [[row["t"], row.get("p", 0), row.get("id")]]
-                known = self._by_cluster.setdefault(cluster, {})
-                read += len(entries)
-                if exists is None or at < horizon:
-                    for entry in entries:
-                        known.pop(str(entry[0]), None)
-                    continue
-                kind = bool(exists)
-                for entry in entries:
-                    topic = str(entry[0])
-                    partitions = int(entry[1]) if len(entry) > 1 and entry[1] else 0
-                    topic_id = entry[2] if len(entry) > 2 else None
-                    known[topic] = Expectation(topic, kind, partitions, topic_id, at)
+                if "e" in row:
+                    entries = row["e"]
+                    names = [entry[0] for entry in entries]
+                else:
+                    entries = [[row["t"], row.get("p", 0), row.get("id")]]
+                    names = [row["t"]]
             except (ValueError, KeyError, TypeError, IndexError):
                 continue
+            known = self._by_cluster.setdefault(cluster, {})
+            read += len(entries)
+            if exists is None or at < horizon:
+                for name in names if known else ():
+                    known.pop(name, None)
+                continue
+            known.update(zip(names, zip(repeat(bool(exists)), repeat(at), entries), strict=True))
         # Rewritten only when mostly expired or superseded: a file of changes still in force
         # stays as it is.
         kept = sum(len(known) for known in self._by_cluster.values())
@@ -126,8 +130,14 @@ class ChangeJournal:
         if not known:
             return []
         horizon = time.time() - TTL_SECONDS
-        chosen = known.values() if topics is None else (known.get(t) for t in topics)
-        return [e for e in chosen if e is not None and e.at >= horizon]
+        chosen = known.items() if topics is None else ((t, known.get(t)) for t in topics)
+        found = []
+        for topic, held in chosen:
+            if held is not None and held[1] >= horizon:
+                expectation = _expectation(topic, held)
+                if expectation is not None:
+                    found.append(expectation)
+        return found
 
     def record(self, cluster: str | None, expectations: Iterable[Expectation]) -> None:
         self.commit(self.prepare(cluster, expectations))
@@ -154,7 +164,7 @@ class ChangeJournal:
         known = self._by_cluster.setdefault(pending.cluster, {})
         for exists, expectations, _ in pending.kinds:
             for e in expectations:
-                known[e.topic] = Expectation(e.topic, exists, e.partitions, e.topic_id, now)
+                known[e.topic] = (exists, now, [e.topic, e.partitions, e.topic_id])
         self._append(
             [_line_text(pending.cluster, now, exists, rows) for exists, _, rows in pending.kinds]
         )
@@ -184,14 +194,27 @@ class ChangeJournal:
         horizon = time.time() - TTL_SECONDS
         groups: dict[tuple[str, float, bool], list[list[Any]]] = {}
         for cluster, known in self._by_cluster.items():
-            for e in known.values():
-                if e.at >= horizon:
-                    key = (cluster, e.at, e.exists)
-                    groups.setdefault(key, []).append([e.topic, e.partitions, e.topic_id])
+            for exists, at, entry in known.values():
+                if at >= horizon:
+                    groups.setdefault((cluster, at, exists), []).append(entry)
         text = "".join(_line(c, at, x, rows) + "\n" for (c, at, x), rows in groups.items())
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         tmp.write_text(text)
         tmp.replace(self.path)
+
+
+_Held = tuple[bool, float, list[Any]]
+
+
+def _expectation(topic: str, held: _Held) -> Expectation | None:
+    """The Expectation an entry of the file holds; None for an entry that is not one."""
+    exists, at, entry = held
+    try:
+        partitions = int(entry[1]) if len(entry) > 1 and entry[1] else 0
+        topic_id = entry[2] if len(entry) > 2 else None
+    except (ValueError, TypeError, KeyError):
+        return None
+    return Expectation(str(topic), exists, partitions, topic_id, at)
 
 
 class Pending(NamedTuple):
