@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -46,12 +47,25 @@ from kafka_tui.planning import NATIVE
 HERE = Path(__file__).resolve().parent
 
 
+# The CPU time (user + system) of the last process run_process ran: unlike its wall time, it
+# does not depend on how busy the brokers were, so the difference between kafka-tui's and the
+# raw request's is kafka-tui's own work, measured without the controller's noise.
+LAST_CPU = [0.0]
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_process(
     cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None
 ) -> tuple[float, str]:
+    cpu = _children_cpu()
     started = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env, cwd=cwd)
     elapsed = time.perf_counter() - started
+    LAST_CPU[0] = _children_cpu() - cpu
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{cmd[:6]} failed ({proc.returncode}): {proc.stderr[-2000:]}")
     return elapsed, proc.stdout
@@ -200,6 +214,7 @@ def side_by_side(
     (untimed) let the cluster's JVMs compile their create and delete paths: the first
     2,000-topic create after a start ran up to twice as long as the later ones."""
     times: dict[str, list[float]] = {f"{w} {a}": [] for w in who_runs for a in ("create", "delete")}
+    times |= {f"{w} {a} CPU": [] for w in who_runs for a in ("create", "delete")}
     lag: list[float] = []
     for r in range(-warmup, rounds):
         timed = r >= 0
@@ -218,13 +233,14 @@ def side_by_side(
                 waited = settle(bootstrap, names, exist=action == "create")
                 if timed:
                     times[f"{who} {action}"].append(seconds)
+                    times[f"{who} {action} CPU"].append(LAST_CPU[0])
                     if action == "create":
                         lag.append(waited)
                 flag = f"  ({bad} FAILED)" if bad else ""
                 label = f"round {r + 1}" if timed else "warm-up"
                 print(
-                    f"  {label:8} {who:2} {action}: {seconds:7.2f}s, brokers caught up "
-                    f"{waited:5.1f}s later{flag}",
+                    f"  {label:8} {who:2} {action}: {seconds:7.2f}s (CPU {LAST_CPU[0]:.3f}s), "
+                    f"brokers caught up {waited:5.1f}s later{flag}",
                     flush=True,
                 )
     times["brokers' lag after a create"] = lag
@@ -306,6 +322,17 @@ def _pairs(times: dict[str, list[float]], a: str, b: str, goal: float) -> str:
     )
 
 
+def _beyond(times: dict[str, list[float]], a: str, b: str) -> str:
+    """Per-round differences a - b in CPU time and in wall time, in ms: what `a`'s process
+    does beyond `b`'s, first without the brokers' noise, then as timed."""
+    cpu = [1000 * (x - y) for x, y in zip(times[f"{a} CPU"], times[f"{b} CPU"], strict=True)]
+    wall = [1000 * (x - y) for x, y in zip(times[a], times[b], strict=True)]
+    return (
+        f"{statistics.median(cpu):.0f} ms ({min(cpu):.0f} to {max(cpu):.0f}); "
+        f"wall time {statistics.median(wall):.0f} ms ({min(wall):.0f} to {max(wall):.0f})"
+    )
+
+
 # Issue 9's goals: kafka-tui / one raw request.
 GOALS = {"create": 1.2, "delete": 1.5}
 
@@ -319,8 +346,16 @@ def report(mode: str, n: int, times: dict[str, list[float]], counts: dict[str, i
     )
     for k, v in times.items():
         if v:
-            print(f"  {k:32} {med[k]:7.2f}s  ({min(v):.2f}-{max(v):.2f})")
+            places = 3 if k.endswith(" CPU") else 2
+            print(f"  {k:32} {med[k]:7.{places}f}s  ({min(v):.{places}f}-{max(v):.{places}f})")
     ran = {k for k, v in times.items() if v}
+    for action in ("create", "delete"):
+        for who in ("A", "A'", "A0"):
+            if {f"{who} {action} CPU", f"B {action} CPU"} <= ran:
+                print(
+                    f"  {action}: {who}'s process CPU beyond the raw request's (B) = "
+                    + _beyond(times, f"{who} {action}", f"B {action}")
+                )
     if {"A create", "B' create"} <= ran:
         print(
             "  create: kafka-tui / raw request with the same assignment = "
