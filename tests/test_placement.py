@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kafka_tui.planning import balance
 from kafka_tui.planning.placement import (
     INVALID_PARTITIONS,
     INVALID_REPLICATION_FACTOR,
@@ -239,6 +240,64 @@ def test_topics_of_one_call_balance_like_one_topic(
         assert len({broker for replicas in result.assignment for broker in replicas}) == len(
             brokers
         )
+
+
+@st.composite
+def repeated_shapes(draw: st.DrawFn) -> Case:
+    """A bulk create: many topics of one or two shapes, mostly on 3-5 brokers (where states
+    come back and placements are replayed), with or without a load, every mode."""
+    brokers = draw(clusters())[: draw(st.sampled_from([3, 4, 5, 40]))]
+    ids = [broker.id for broker in brokers]
+    load = Load.from_assignments(
+        draw(st.lists(st.lists(st.sampled_from(ids), min_size=1, max_size=3), max_size=6))
+    )
+    shapes = draw(
+        st.lists(
+            st.tuples(st.integers(1, 6), st.integers(1, 4), st.integers(0, 3)),
+            min_size=1,
+            max_size=2,
+        )
+    )
+    picks = draw(st.lists(st.sampled_from(shapes), min_size=20, max_size=150))
+    requests = tuple(Request(f"t{n}", *shape) for n, shape in enumerate(picks))
+    return Case(brokers, load, requests, draw(st.sampled_from(MODES)))
+
+
+def _without_memory(case: Case) -> list[Placement]:
+    memo = balance.MEMO_BROKERS
+    balance.MEMO_BROKERS = 0
+    try:
+        return place(case.brokers, case.load, case.requests, case.mode)
+    finally:
+        balance.MEMO_BROKERS = memo
+
+
+@PROPERTIES
+@given(repeated_shapes())
+def test_a_remembered_placement_replays_exactly_what_placing_gives(case: Case) -> None:
+    """Balancer remembers each topic's placement by the state it started from, up to a
+    constant on every count; a later topic starting from the same state is replayed. The
+    replay must be what placing it anew gives, topic by topic (same assignment, leaders,
+    placeholders, messages), and leave the counts as placing would."""
+    assert place(case.brokers, case.load, case.requests, case.mode) == _without_memory(case)
+
+
+def test_a_bulk_create_on_three_brokers_is_placed_once_and_replayed() -> None:
+    """2,000 like topics on 3 brokers: every later topic starts from the first one's state
+    (counts even), so it is replayed; the result is the one placing each gives."""
+    brokers = (Broker(1, "a", True), Broker(2, "b", True), Broker(3, "c", True))
+    requests = tuple(Request(f"t{n:04d}", 3, 3) for n in range(2000))
+    results = place(brokers, Load(), requests)
+    assert results == _without_memory(Case(brokers, Load(), requests, "disabled"))
+    assert spread(results, brokers) == (0, 0)
+    balancer = balance.Balancer([1, 2, 3], [0, 1, 2], [True] * 3, [0] * 3, [0] * 3, 3, 9)
+    first = balancer.place_topic(3, 3, "disabled", 1, ())
+    assert not balancer.replayed and balancer.last_key is not None
+    assert balancer.place_topic(3, 3, "disabled", 1, ()) is first and balancer.replayed
+    assert (balancer.replicas, balancer.leaders) == ([6, 6, 6], [2, 2, 2])
+    # Near the fair share (9 replicas a broker) the key does not hold: placed, not replayed.
+    assert balancer.place_topic(3, 3, "disabled", 1, ()) is not first
+    assert not balancer.replayed and balancer.last_key is None
 
 
 # KIP-409's scenarios. Brokers 1, 2, 3 on racks a, b, c; broker 3 offline.

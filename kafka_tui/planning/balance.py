@@ -30,6 +30,17 @@ from kafka_tui.planning.leaders import rebalance_leaders
 # partner on 30 brokers without racks, where 6 left some brokers with 13 of 29.
 PAIR_WINDOW = 16
 
+# Clusters of up to this many brokers remember each topic's placement by the state it started
+# from (see Balancer._memo_key); 0 turns the memory off. The key costs a pass over every pair
+# of brokers, which on larger clusters costs about what it saves.
+MEMO_BROKERS = 16
+# Topics placed in a row without a replay after which a call stops remembering: states come
+# back within a few topics when they do (3-5 brokers), and on 6+ brokers (pairs shared grow
+# apart) they never did, so the keys only cost time there (2,000 topics on 12 brokers:
+# 56 ms placed, 103 ms while remembering every one).
+MEMO_PATIENCE = 16
+_MODE_NUMBER = {"disabled": 0, "enabled": 1, "enabled_prefer_observed": 2}
+
 # (holds this topic, cluster replicas, index). "Holds this topic" (0 or 1) comes first, so a
 # topic spreads over as many brokers as possible; past that the cluster's load decides, so a
 # big topic on a skewed cluster fills the light brokers. A broker already at its fair share
@@ -107,6 +118,10 @@ class Balancer:
         self.offline_pools = [pool for pool in self.pools if not pool.live]
         self.live_total = sum(1 for flag in live if flag)
         self.observed_total = len(self.ids)
+        self.memo: dict[tuple[int, ...], list[PartitionChoice]] = {}
+        self.last_key: tuple[int, ...] | None = None
+        self.replayed = False
+        self.misses = 0  # topics remembered in a row without a replay
 
     def _pool_key(self, index: int) -> PoolKey:
         replicas = self.replicas[index]
@@ -138,7 +153,89 @@ class Balancer:
         min_live: int,
         existing: Sequence[Sequence[int]],
     ) -> list[PartitionChoice]:
-        """Place one request's partitions; the caller has checked the mode's limits."""
+        """Place one request's partitions; the caller has checked the mode's limits. The
+        list returned is read-only: a replayed placement returns the remembered one.
+        `last_key` says which remembered state it started from (None: not remembered) and
+        `replayed` whether it was replayed."""
+        key = None
+        if not existing and self.misses < MEMO_PATIENCE:
+            key = self._memo_key(partitions, replication_factor, mode, min_live)
+        self.last_key = key
+        seen = self.memo.get(key) if key is not None else None
+        self.replayed = seen is not None
+        if seen is not None:
+            self.misses = 0
+            self._replay(seen)
+            return seen
+        choices = self._place_topic(partitions, replication_factor, mode, min_live, existing)
+        if key is not None:
+            self.misses += 1
+            self.memo[key] = choices
+        return choices
+
+    def _memo_key(
+        self, partitions: int, replication_factor: int, mode: str, min_live: int
+    ) -> tuple[int, ...] | None:
+        """What decides a new topic's placement, up to a constant added to every broker's
+        count: every choice compares counts between brokers (replicas, leaders, pairs shared,
+        placeholder racks), never a count alone, except the fair share (`full_at`), which no
+        broker may reach during this topic for the key to hold. A bulk create of like topics
+        on a small cluster comes back to a few such states, and each later topic is then
+        replayed instead of placed (2,000 topics on 3 brokers: one placed, 1,999 replayed).
+        None: not remembered."""
+        count = len(self.ids)
+        if count > MEMO_BROKERS or max(self.replicas) + partitions >= self.full_at:
+            return None
+        base = min(self.replicas)
+        lead = min(self.leaders)
+        pairs = (
+            min(
+                self.shared[first].get(second, 0)
+                for first in range(count)
+                for second in range(count)
+                if first != second
+            )
+            if count > 1
+            else 0
+        )
+        preference = min(self.placeholder_preferences) if self.placeholder_preferences else 0
+        key = [partitions, replication_factor, _MODE_NUMBER[mode], min_live]
+        key += [replicas - base for replicas in self.replicas]
+        key += [leaders - lead for leaders in self.leaders]
+        for first in range(count):
+            row = self.shared[first]
+            key += [row.get(second, 0) - pairs for second in range(count) if second != first]
+        key += [p - preference for p in self.placeholder_preferences]
+        return tuple(key)
+
+    def _replay(self, choices: list[PartitionChoice]) -> None:
+        """Apply a remembered placement: the counts change as placing it changed them."""
+        moved: list[int] = []
+        for choice in choices:
+            members = [self.index_of[broker] for broker in choice.brokers]
+            self.leaders[members[0]] += 1
+            for index in members:
+                self.replicas[index] += 1
+                self.pool_replicas[self.pool_of[index]] += 1
+                if index not in moved:
+                    moved.append(index)
+                row = self.shared[index]
+                for second in members:
+                    if second != index:
+                        row[second] = row.get(second, 0) + 1
+            for rack in choice.placeholder_racks:
+                self.placeholder_preferences[rack] += 1
+        for index in moved:
+            self._rekey(index)
+
+    def _place_topic(
+        self,
+        partitions: int,
+        replication_factor: int,
+        mode: str,
+        min_live: int,
+        existing: Sequence[Sequence[int]],
+    ) -> list[PartitionChoice]:
         # A growing topic's current partitions count as this topic's (the cluster's load
         # already holds them).
         for replicas in existing:

@@ -146,6 +146,9 @@ def place(
     live = [broker.id for broker in ordered if broker.live]
     offline = [broker.id for broker in ordered if not broker.live]
     results = []
+    # The Placement made from each remembered state (see Balancer.place_topic): a replayed
+    # topic shares its tuples, under its own name.
+    made: dict[tuple[int, ...], Placement] = {}
     for request in requests:
         refusal = _refusal(request, live, offline, mode)
         if refusal is not None:
@@ -158,7 +161,24 @@ def place(
             max(1, request.min_live_replicas),
             request.existing,
         )
-        results.append(_placement(request, choices, placeholder_rack_names, offline))
+        key = balancer.last_key
+        same = made.get(key) if key is not None and balancer.replayed else None
+        if same is not None:
+            results.append(
+                Placement(
+                    request.topic,
+                    same.assignment,
+                    same.placeholder_racks,
+                    same.under_replicated,
+                    None,
+                    same.message,
+                )
+            )
+            continue
+        placement = _placement(request, choices, placeholder_rack_names, offline)
+        if key is not None:
+            made[key] = placement
+        results.append(placement)
     return results
 
 
