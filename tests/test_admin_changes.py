@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
+import aiokafka.conn
 import pytest
 
 from kafka_tui.admin import (
@@ -16,6 +18,7 @@ from kafka_tui.admin import (
     KafkaAdmin,
     NewPartitions,
     TopicSpec,
+    connection,
     protocol,
 )
 from kafka_tui.admin.connection import poll_until
@@ -182,6 +185,54 @@ async def test_a_deletion_right_after_connecting_asks_no_broker_first_and_reads_
         assert kinds[: len(first)] == first, kinds
         found, _ = await fresh.describe_topics([name], configs=False)
         assert found == []
+
+
+async def test_a_deletion_on_a_connection_idle_for_a_while_reads_the_controller_once(
+    admin: KafkaAdmin, topic_name: Names, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A TUI connected a while ago, with no connection open: the deletion first opens the
+    connection to the controller (to know the kind of cluster), reading who it is; sending
+    the deletion then uses that read instead of reading again."""
+    name = await _topic(admin, topic_name())
+    monkeypatch.setattr(connection, "CONTROLLER_FRESH_S", 0.5)
+    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as idle:
+        await asyncio.sleep(0.6)  # aiokafka's metadata from connecting is no longer fresh
+        sent = record_sends(idle)
+        results = await idle.delete_topics([name])
+        assert [(r.topic, r.ok) for r in results] == [(name, True)]
+        kinds = [type(r).__name__ for _, r in sent]
+        before = kinds[: kinds.index("DeleteTopicsRequest")]
+        controller_reads = [
+            r
+            for _, r in sent[: len(before)]
+            if type(r).__name__ == "MetadataRequest" and r.topics == []
+        ]
+        assert len(controller_reads) == 1, kinds
+
+
+async def test_a_create_is_written_before_the_work_done_while_the_controller_works(
+    topic_name: Names, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bulk create works out its results while the controller works (`while_waiting`).
+    On a connection with none open to the controller yet, that work once ran while the
+    connection opened, holding the request back; now the request is written first."""
+    order: list[str] = []
+    written = aiokafka.conn.AIOKafkaConnection.send
+
+    def send(conn: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        order.append(type(request).__name__)
+        return written(conn, request, *args, **kwargs)
+
+    monkeypatch.setattr(aiokafka.conn.AIOKafkaConnection, "send", send)
+    name = topic_name()
+    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as fresh:
+        assert not any(fresh._api_versions())  # aiokafka closed the bootstrap connection
+        results = await fresh.create_topics(
+            [TopicSpec(name, 1, 1)], while_waiting=lambda _: order.append("hook")
+        )
+        assert [r.ok for r in results] == [True]
+        assert order.index("CreateTopicsRequest") < order.index("hook"), order
+        await fresh.delete_topics([name])
 
 
 async def test_a_name_starting_with_two_underscores_is_deleted_unless_kafka_calls_it_internal(
