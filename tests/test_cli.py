@@ -8,7 +8,9 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import aiokafka.conn
 import pytest
 
 from kafka_tui.admin import TopicResult
@@ -267,3 +269,34 @@ def test_results_rendered_ahead_print_what_json_prints(capsys: pytest.CaptureFix
     assert printed == json.dumps([r.to_json() for r in (placed, refused, changed)]) + "\n"
     assert output.results([], True) == 0
     assert capsys.readouterr().out == "[]\n"
+
+
+def test_a_create_with_both_counts_reads_no_broker_default(
+    cluster: Cluster,
+    capsys: pytest.CaptureFixture[str],
+    topic_name: Names,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The placer reads num.partitions, default.replication.factor and min.insync.replicas
+    only when a count is left to the broker or an enabled mode weighs min.insync.replicas:
+    a create giving both counts in the disabled mode skips that DescribeConfigs, the
+    snapshot's slowest read. Left to the broker, the counts still come from it."""
+    sent: list[str] = []
+    written = aiokafka.conn.AIOKafkaConnection.send
+
+    def send(conn: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(type(request).__name__)
+        return written(conn, request, *args, **kwargs)
+
+    monkeypatch.setattr(aiokafka.conn.AIOKafkaConnection, "send", send)
+    given, defaulted = topic_name("given"), topic_name("defaulted")
+    code, created = run_json(
+        capsys, cluster, "topics", "create", given, "--partitions", "2", "--replication-factor", "2"
+    )
+    assert code == 0 and [r["assignment"] for r in created] != [None]
+    assert "CreateTopicsRequest" in sent and "DescribeConfigsRequest" not in sent, sent
+    sent.clear()
+    code, created = run_json(capsys, cluster, "topics", "create", defaulted)
+    assert code == 0 and "DescribeConfigsRequest" in sent, sent
+    assert [(r["partitions"], r["replication_factor"]) for r in created] == [(1, 1)]
+    assert run(capsys, cluster, "topics", "delete", given, defaulted, "--yes")[0] == 0

@@ -333,7 +333,11 @@ async def _create(
     else:
         store = PlaceholderStore(profile.connection, profile.placeholders_topic)
         snapshot = await take_snapshot(
-            admin, zookeeper=zookeeper_of(args, profile), store=store, current=args.topics
+            admin,
+            zookeeper=zookeeper_of(args, profile),
+            store=store,
+            current=args.topics,
+            defaults=placing.needs_defaults(specs, options),
         )
         results = await placing.create_topics(
             admin,
