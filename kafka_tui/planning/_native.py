@@ -3,8 +3,8 @@
 `_native.build()` (.ci/setup runs it) compiles `COMPILED` with mypyc
 (installed with mypy) into `build/native/` at the repository's root: the same typed code as
 a C extension, about 2.9x faster (6,000 partitions placed one by one in ~35 ms instead of
-~120; a bulk plan's local engine gains the same). Nothing else changes: same module names, same results
-(tests compare both on a corpus of random clusters).
+~120; a bulk plan's local engine gains the same). Nothing else changes: same module names,
+same results (tests compare both on a corpus of random clusters).
 
 A build is used only when its stamp matches the sources beside this file and this Python,
 so an edited module runs as Python until the next build, never as a stale binary; a machine
