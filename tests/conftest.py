@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiokafka.conn
 import pytest
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin
@@ -189,3 +190,17 @@ def record_sends(admin: KafkaAdmin) -> list[tuple[int, Any]]:
 
     admin.client.send = send  # type: ignore[method-assign]
     return sent
+
+
+def record_written(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The type of every request any connection writes, in order (returned, filled as it
+    goes): what a whole command sends, connections it opens itself included."""
+    written: list[str] = []
+    original = aiokafka.conn.AIOKafkaConnection.send
+
+    def send(conn: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        written.append(type(request).__name__)
+        return original(conn, request, *args, **kwargs)
+
+    monkeypatch.setattr(aiokafka.conn.AIOKafkaConnection, "send", send)
+    return written

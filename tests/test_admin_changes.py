@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
 
-import aiokafka.conn
 import pytest
 
 from kafka_tui.admin import (
@@ -23,7 +21,7 @@ from kafka_tui.admin import (
 )
 from kafka_tui.admin.connection import poll_until
 
-from .conftest import Cluster, record_sends
+from .conftest import Cluster, record_sends, record_written
 
 Names = Callable[[str], str]
 
@@ -216,14 +214,7 @@ async def test_a_create_is_written_before_the_work_done_while_the_controller_wor
     """A bulk create works out its results while the controller works (`while_waiting`).
     On a connection with none open to the controller yet, that work once ran while the
     connection opened, holding the request back; now the request is written first."""
-    order: list[str] = []
-    written = aiokafka.conn.AIOKafkaConnection.send
-
-    def send(conn: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-        order.append(type(request).__name__)
-        return written(conn, request, *args, **kwargs)
-
-    monkeypatch.setattr(aiokafka.conn.AIOKafkaConnection, "send", send)
+    order = record_written(monkeypatch)
     name = topic_name()
     async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as fresh:
         assert not any(fresh._api_versions())  # aiokafka closed the bootstrap connection

@@ -8,16 +8,14 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-import aiokafka.conn
 import pytest
 
 from kafka_tui.admin import TopicResult
 from kafka_tui.cli import main
 from kafka_tui.commands import output
 
-from .conftest import Cluster
+from .conftest import Cluster, record_written
 
 Names = Callable[[str], str]
 
@@ -281,14 +279,7 @@ def test_a_create_with_both_counts_reads_no_broker_default(
     only when a count is left to the broker or an enabled mode weighs min.insync.replicas:
     a create giving both counts in the disabled mode skips that DescribeConfigs, the
     snapshot's slowest read. Left to the broker, the counts still come from it."""
-    sent: list[str] = []
-    written = aiokafka.conn.AIOKafkaConnection.send
-
-    def send(conn: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
-        sent.append(type(request).__name__)
-        return written(conn, request, *args, **kwargs)
-
-    monkeypatch.setattr(aiokafka.conn.AIOKafkaConnection, "send", send)
+    sent = record_written(monkeypatch)
     given, defaulted = topic_name("given"), topic_name("defaulted")
     code, created = run_json(
         capsys, cluster, "topics", "create", given, "--partitions", "2", "--replication-factor", "2"
