@@ -120,7 +120,6 @@ class Balancer:
         self.observed_total = len(self.ids)
         self.memo: dict[tuple[int, ...], list[PartitionChoice]] = {}
         self.last_key: tuple[int, ...] | None = None
-        self.replayed = False
         self.misses = 0  # topics remembered in a row without a replay
 
     def _pool_key(self, index: int) -> PoolKey:
@@ -155,14 +154,13 @@ class Balancer:
     ) -> list[PartitionChoice]:
         """Place one request's partitions; the caller has checked the mode's limits. The
         list returned is read-only: a replayed placement returns the remembered one.
-        `last_key` says which remembered state it started from (None: not remembered) and
-        `replayed` whether it was replayed."""
+        `last_key` says which remembered state it started from (None: not remembered); a
+        key seen before in this call means the placement was replayed."""
         key = None
         if not existing and self.misses < MEMO_PATIENCE:
             key = self._memo_key(partitions, replication_factor, mode, min_live)
         self.last_key = key
         seen = self.memo.get(key) if key is not None else None
-        self.replayed = seen is not None
         if seen is not None:
             self.misses = 0
             self._replay(seen)

@@ -146,8 +146,9 @@ def place(
     live = [broker.id for broker in ordered if broker.live]
     offline = [broker.id for broker in ordered if not broker.live]
     results = []
-    # The Placement made from each remembered state (see Balancer.place_topic): a replayed
-    # topic shares its tuples, under its own name.
+    # The Placement made from each remembered state (see Balancer.place_topic): a topic
+    # starting from a state met before in this call was replayed, and shares its tuples,
+    # under its own name.
     made: dict[tuple[int, ...], Placement] = {}
     for request in requests:
         refusal = _refusal(request, live, offline, mode)
@@ -162,7 +163,7 @@ def place(
             request.existing,
         )
         key = balancer.last_key
-        same = made.get(key) if key is not None and balancer.replayed else None
+        same = made.get(key) if key is not None else None
         if same is not None:
             results.append(
                 Placement(
