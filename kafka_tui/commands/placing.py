@@ -131,8 +131,8 @@ async def take_snapshot(
     waiting for brokers still applying an earlier bulk change would cost seconds.
     `defaults=False`: the broker defaults are not read (see `needs_defaults`)."""
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
-    # Three reads at once: the brokers, the topics, and the defaults of the broker reads go
-    # to (a live one: the client's metadata lists live brokers only).
+    # The reads at once: the brokers, the topics, and (unless not needed) the defaults of the
+    # broker reads go to (a live one: the client's metadata lists live brokers only).
     (brokers, kraft), listed, read = await asyncio.gather(
         observed_brokers(admin, zookeeper),
         admin.list_topics(consistent_for=wanted),
