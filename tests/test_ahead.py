@@ -43,9 +43,12 @@ def test_a_prepared_value_serves_only_its_own_object_and_only_once() -> None:
     assert ahead
 
 
-def test_results_print_the_same_json_prepared_or_not(capsys: pytest.CaptureFixture[str]) -> None:
-    """`output.results` prints prepared texts item by item, else one json.dumps of the list
-    (a deletion prepares none): the text must be the same either way, as scripts parse it."""
+def test_results_print_the_same_json_prepared_or_not(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`output.results` prints the text prepared for the very results it gets, in order,
+    else one json.dumps of the list (a deletion prepares none): the text must be the same
+    either way, as scripts parse it."""
     items = [
         TopicResult("a", True, message="Topic 'a' deleted.", topic_id="x1"),
         TopicResult("b", False, error="UNKNOWN_TOPIC_OR_PARTITION", message="Topic 'b' \u00e9"),
@@ -57,3 +60,10 @@ def test_results_print_the_same_json_prepared_or_not(capsys: pytest.CaptureFixtu
     assert output.results(items, as_json=True) == 1
     assert capsys.readouterr().out == unprepared
     assert unprepared == json.dumps([r.to_json() for r in items]) + "\n"
+    output.prepare(items)
+    with monkeypatch.context() as m:
+        m.setattr(output.json, "dumps", lambda *_: pytest.fail("rendered again"))
+        assert output.results(items, as_json=True) == 1  # the prepared text, used once
+    assert capsys.readouterr().out == unprepared
+    assert output.results(items, as_json=True) == 1
+    assert capsys.readouterr().out == unprepared

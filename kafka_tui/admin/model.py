@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
@@ -94,7 +95,7 @@ class TopicResult:
     replication_factor: int | None = None
     warning: str | None = None
     # KIP-409: the replica lists placed (a grow: the new partitions only), placeholders < 0.
-    assignment: list[list[int]] | None = None
+    assignment: Sequence[Sequence[int]] | None = None
     under_replicated_partitions: int | None = None
 
     def to_json(self) -> dict[str, object]:

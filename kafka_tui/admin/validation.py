@@ -120,17 +120,20 @@ def _check_replica_lists(
     return None
 
 
-def check_spec(spec: TopicSpec) -> ValidationError | None:
+def check_spec(spec: TopicSpec, *, lists: bool = True) -> ValidationError | None:
+    """`lists=False`: the replica lists are not checked (the placer made them)."""
     if (err := check_name(spec.name)) is not None:
         return err
-    if spec.assignment is not None:
-        if spec.partitions is not None or spec.replication_factor is not None:
-            return _error(
-                "INVALID_REQUEST",
-                spec.name,
-                "Both numPartitions or replicationFactor and replicasAssignments were set. "
-                "Both cannot be used at the same time.",
-            )
+    if spec.assignment is not None and (
+        spec.partitions is not None or spec.replication_factor is not None
+    ):
+        return _error(
+            "INVALID_REQUEST",
+            spec.name,
+            "Both numPartitions or replicationFactor and replicasAssignments were set. "
+            "Both cannot be used at the same time.",
+        )
+    if spec.assignment is not None and lists:
         if not spec.assignment:
             return _error("INVALID_REPLICA_ASSIGNMENT", spec.name, "The assignment is empty.")
         partitions = sorted(spec.assignment)
@@ -140,8 +143,8 @@ def check_spec(spec: TopicSpec) -> ValidationError | None:
                 spec.name,
                 f"Partitions should be a consecutive 0-based integer sequence, got {partitions}.",
             )
-        lists = [spec.assignment[p] for p in partitions]
-        if (err := _check_replica_lists(spec.name, lists, 0)) is not None:
+        replicas = [spec.assignment[p] for p in partitions]
+        if (err := _check_replica_lists(spec.name, replicas, 0)) is not None:
             return err
     if spec.partitions is not None and spec.partitions <= 0:
         return _error(
