@@ -68,7 +68,8 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "audit_log": str,
     "command_config": str,
 }
-_UNDER_REPLICATED_MODES = ("disabled", "enabled", "enabled_prefer_observed")
+# The placer's MODES (planning/placement.py), which config does not import (a test pins them).
+UNDER_REPLICATED_MODES = ("disabled", "enabled", "enabled_prefer_observed")
 _TOP_KEYS = {"default_profile", "profiles", "keys"}
 
 
@@ -185,8 +186,8 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         ssl_check_hostname=body.get("ssl_check_hostname", True),
     )
     mode = body.get("under_replicated", "disabled")
-    if mode not in _UNDER_REPLICATED_MODES:
-        raise ConfigError(f"{at}: under_replicated must be one of {list(_UNDER_REPLICATED_MODES)}")
+    if mode not in UNDER_REPLICATED_MODES:
+        raise ConfigError(f"{at}: under_replicated must be one of {list(UNDER_REPLICATED_MODES)}")
     placement = body.get("placement", "client")
     if placement not in ("client", "broker"):
         raise ConfigError(f"{at}: placement must be 'client' or 'broker'")

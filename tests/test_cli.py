@@ -291,3 +291,20 @@ def test_a_create_with_both_counts_reads_no_broker_default(
     assert code == 0 and "DescribeConfigsRequest" in sent, sent
     assert [(r["partitions"], r["replication_factor"]) for r in created] == [(1, 1)]
     assert run(capsys, cluster, "topics", "delete", given, defaulted, "--yes")[0] == 0
+
+
+def test_commands_that_do_not_place_do_not_load_the_placer() -> None:
+    """A deletion, a listing or a describe imports neither the placer nor its build: ~15 ms
+    of each such command's start. The commands that place import it when they run."""
+    code = (
+        "import sys\n"
+        "from kafka_tui.cli import build_parser\n"
+        "from kafka_tui.commands import topics\n"
+        "build_parser(['topics', 'delete', 't'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('kafka_tui.planning', "
+        "'kafka_tui.commands.placing'))))\n"
+        "from kafka_tui.commands import placing\n"
+        "print('kafka_tui.planning.placement' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.splitlines() == ["[]", "True"], proc.stderr

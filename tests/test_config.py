@@ -88,3 +88,11 @@ def test_key_bindings_are_read_as_dotted_ids() -> None:
     assert settings.key_bindings == {"topics.refresh": "f5", "app.quit": "ctrl+q"}
     with pytest.raises(ConfigError, match=r"\[keys\]"):
         parse_settings({"keys": {"topics": {"refresh": 5}}})
+
+
+def test_the_profile_modes_are_the_placers() -> None:
+    """config keeps its own copy of the KIP-409 modes (it does not import the placer)."""
+    from kafka_tui.config import UNDER_REPLICATED_MODES
+    from kafka_tui.planning.placement import MODES
+
+    assert UNDER_REPLICATED_MODES == MODES

@@ -12,7 +12,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
-from ...commands.placing import UNDER_REPLICATED_WARNING, delete_topics
+from ...commands.placing import UNDER_REPLICATED_WARNING
+from ...commands.records import delete_topics
 from ...config import Profile
 from .base import placeholder_store
 

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
-from ...commands.placing import load_placeholders
+from ...commands.records import load_placeholders
 from ...config import Profile
 from ..widgets.styled import ReplicaLegend
 from ..widgets.tables import PartitionTable
