@@ -192,3 +192,52 @@ def test_create_topics_answers_decode_as_aiokafka_decodes_them_but_the_configs()
     for cut in (1, 9, len(body) // 2, len(body) - 1):
         with pytest.raises(ValueError):
             protocol.CreateTopicsResponse.decode(BytesIO(body[:cut]))
+
+
+DELETE_GENERIC = protocol._response(20, 6, protocol.DELETE_TOPICS_RESPONSE_SCHEMA)
+
+
+def test_delete_topics_answers_decode_as_aiokafka_decodes_them() -> None:
+    """The DeleteTopics v6 decoder equals aiokafka's generic decoding: ids and none, null
+    and long messages, non-ASCII names, tagged fields; a cut answer is an error."""
+    responses = [
+        ("orders", "AQIDBAUGBwgJCgsMDQ4PEA", 0, None, {}),
+        ("gone", None, 3, "This server does not host this topic-partition." * 5, {}),
+        ("ünï" * 60, "AAAAAAAAAAAAAAAAAAAAAQ", 41, "", {1: _tag(b"\0\x05"), 3: _tag(b"")}),
+    ]
+    for topics in (responses, responses * 700, []):
+        body = protocol.DELETE_TOPICS_RESPONSE_SCHEMA.encode([7, topics, {2: _tag(b"x")}])
+        data = BytesIO(b"hdr" + body)
+        data.seek(3)
+        fast = protocol.DeleteTopicsResponse.decode(data).to_object()
+        assert data.tell() == len(body) + 3
+        assert fast == DELETE_GENERIC.decode(BytesIO(body)).to_object()
+        assert len(fast["responses"] or ()) == len(topics)
+    body = protocol.DELETE_TOPICS_RESPONSE_SCHEMA.encode([7, responses, {2: _tag(b"x")}])
+    for cut in (1, 9, len(body) // 2, len(body) - 1):
+        with pytest.raises(ValueError):
+            protocol.DeleteTopicsResponse.decode(BytesIO(body[:cut]))
+
+
+def test_create_topics_v4_answers_decode_as_aiokafka_decodes_them() -> None:
+    """The CreateTopics v4 decoder gives the dict aiokafka's generic decoding of the same
+    schema gives, with null and long messages and non-ASCII names."""
+    topics = [
+        ("orders", 0, None),
+        ("taken", 36, "Topic 'taken' already exists." * 20),
+        ("ünï" * 60, 37, ""),
+    ] * 3
+    body = protocol.CreateTopicsResponseV4.SCHEMA.encode([5, topics])
+    generic = protocol._response(19, 4, protocol.CreateTopicsResponseV4.SCHEMA)
+    decoded = generic.decode(BytesIO(body))
+    data = BytesIO(b"hdr" + body)
+    data.seek(3)
+    fast = protocol.CreateTopicsResponseV4.decode(data).to_object()
+    assert data.tell() == len(body) + 3
+    assert fast == {
+        "throttle_time_ms": 5,
+        "topics": [{"name": n, "error_code": c, "error_message": m} for n, c, m in decoded.topics],
+    }
+    for cut in (1, 7, len(body) // 2, len(body) - 1):
+        with pytest.raises(ValueError):
+            protocol.CreateTopicsResponseV4.decode(BytesIO(body[:cut]))

@@ -413,15 +413,17 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                 n for n, a in answers.items() if not a["error_code"] and not a.get("topic_id")
             ]
             ids = await self._ids(missing) if missing else {}
+        # Positional: 2,000 of these are made after the controller's answer.
         results = merge(
             names,
             refused,
             answers,
             lambda i, a: TopicResult(
                 names[i],
-                ok=True,
-                message=f"Topic '{names[i]}' deleted." + _lost_note(a),
-                topic_id=a["topic_id"] or ids.get(names[i]),
+                True,
+                None,
+                f"Topic '{names[i]}' deleted." + _lost_note(a),
+                a["topic_id"] or ids.get(names[i]),
             ),
         )
         self._expect(
