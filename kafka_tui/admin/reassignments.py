@@ -10,8 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import audit, protocol
 from .connection import AdminConnection, poll_until
@@ -23,6 +22,9 @@ from .protocol_cluster import (
     ListPartitionReassignmentsRequest,
     UnregisterBrokerRequest,
 )
+
+if TYPE_CHECKING:
+    from .moves import MoveResult, OngoingReassignment, PartitionMove, ReplicationThrottle
 
 NOT_CONTROLLER = 41
 _CONTROLLER_RETRIES = 3
@@ -75,36 +77,6 @@ def _partition(topic: str, partition: int) -> str:
     return f"Partition '{topic}'-{partition}"
 
 
-@dataclass(frozen=True)
-class PartitionMove:
-    """Move `topic`-`partition` to `replicas` (first = preferred leader); None cancels a
-    pending reassignment, reverting to the replicas it started from."""
-
-    topic: str
-    partition: int
-    replicas: list[int] | None
-
-
-@dataclass(frozen=True)
-class MoveResult:
-    """One move's outcome. `ok` means the controller accepted it, not that it has finished."""
-
-    topic: str
-    partition: int
-    ok: bool
-    error: str | None = None
-    message: str = ""
-
-
-@dataclass(frozen=True)
-class OngoingReassignment:
-    topic: str
-    partition: int
-    replicas: list[int]
-    adding: list[int]
-    removing: list[int]
-
-
 # Kafka's replication throttles: rates are dynamic broker configs, the throttled replicas
 # ("partition:broker,...") topic configs; kafka-reassign-partitions sets the same four.
 LEADER_RATE = "leader.replication.throttled.rate"
@@ -113,18 +85,6 @@ LEADER_REPLICAS = "leader.replication.throttled.replicas"
 FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
 THROTTLE_RATES = (LEADER_RATE, FOLLOWER_RATE)
 THROTTLED_REPLICAS = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
-
-
-@dataclass(frozen=True)
-class ReplicationThrottle:
-    """What `set_replication_throttle` sets: `rate` bytes/s on `brokers`, and per topic the
-    replicas that send (`leaders`: the current replicas of moving partitions) and receive
-    (`followers`: the added replicas), as "partition:broker" items."""
-
-    rate: int
-    brokers: list[int]
-    leaders: dict[str, list[str]]
-    followers: dict[str, list[str]]
 
 
 class BrokerStillLive(ValidationError):
@@ -185,6 +145,8 @@ class AdminReassignments(AdminConnection):
     async def _alter_partition_reassignments(
         self, moves: Sequence[PartitionMove], timeout_ms: int
     ) -> list[MoveResult]:
+        from .moves import MoveResult
+
         refused: dict[int, MoveResult] = {}
         if self.client_side_validation:
             seen: set[tuple[str, int]] = set()
@@ -236,6 +198,8 @@ class AdminReassignments(AdminConnection):
 
     @staticmethod
     def _move_result(move: PartitionMove, code: int, detail: str | None) -> MoveResult:
+        from .moves import MoveResult
+
         what = _partition(move.topic, move.partition)
         if code:
             name = _name(code)
@@ -253,6 +217,8 @@ class AdminReassignments(AdminConnection):
     ) -> list[OngoingReassignment]:
         """Reassignments in progress (for `topics`, or all), sorted by topic and partition.
         Topics that do not exist have none."""
+        from .moves import OngoingReassignment
+
         if topics is not None and not topics:
             return []
         if topics is None:

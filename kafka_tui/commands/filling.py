@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 
 from ..admin import KafkaAdmin, audit
+from ..admin.moves import PartitionMove
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore
-from ..admin.reassignments import PartitionMove
 from ..planning.filling import OpenSlot, choose_fills
 from .placing import Snapshot, take_snapshot
 

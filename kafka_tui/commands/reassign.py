@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..admin import KafkaAdmin, ReadOnlyProfile, TopicResult, audit
 from ..admin.connection import poll_until
-from ..admin.reassignments import PartitionMove, ReplicationThrottle
+from ..admin.moves import PartitionMove, ReplicationThrottle
 from ..config import Profile
 from ..planning.reassignment import (
     Current,

@@ -19,7 +19,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Input, Label, ProgressBar, Select, Static
 
 from ...admin import AdminError, KafkaAdmin
-from ...admin.reassignments import OngoingReassignment, PartitionMove, ReplicationThrottle
+from ...admin.moves import OngoingReassignment, PartitionMove, ReplicationThrottle
 from ...commands.placing import Snapshot, take_snapshot
 from ...commands.reassign import current_partitions, move_summary, replication_throttle
 from ...config import Profile
