@@ -308,3 +308,27 @@ def test_commands_that_do_not_place_do_not_load_the_placer() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.splitlines() == ["[]", "True"], proc.stderr
+
+
+def test_a_count_typed_by_mistake_is_refused_at_once(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    """2,000,000,000 partitions used to have the placer fill the memory until the process
+    was killed; now the topic is refused before placing, with Kafka's error name."""
+    huge = topic_name("huge")
+    code, created = run_json(
+        capsys,
+        cluster,
+        "topics",
+        "create",
+        huge,
+        "--partitions",
+        "2000000000",
+        "--replication-factor",
+        "1",
+    )
+    assert code == 1
+    [refused] = created  # type: ignore[misc]
+    assert refused["error"] == "INVALID_PARTITIONS" and "replicas to place" in refused["message"]
+    code, listed = run_json(capsys, cluster, "topics", "list")
+    assert code == 0 and huge not in [t["topic"] for t in listed]  # type: ignore[index, union-attr]

@@ -19,6 +19,7 @@ from kafka_tui.planning import balance
 from kafka_tui.planning.placement import (
     INVALID_PARTITIONS,
     INVALID_REPLICATION_FACTOR,
+    MAX_PLACED_REPLICAS,
     MODES,
     Broker,
     Load,
@@ -419,6 +420,23 @@ def test_bad_counts_are_refused_with_kafkas_error_names() -> None:
     # min.insync.replicas above the RF can never be met on live brokers.
     too_many = place_one(Request("t", 1, 2, min_live_replicas=3), "enabled")
     assert too_many.error == INVALID_REPLICATION_FACTOR
+
+
+def test_counts_beyond_any_cluster_are_refused_before_placing() -> None:
+    """A count typed by mistake is refused at once: the placer used to fill the memory
+    until the process was killed (2,000,000,000 partitions, or 2**31 that the wire cannot
+    even carry). Every mode; the bound is on partitions x replication factor."""
+    for mode in MODES:
+        for partitions, factor in (
+            (2_000_000_000, 3),
+            (2**31, 1),
+            (MAX_PLACED_REPLICAS // 2 + 1, 2),
+        ):
+            result = place_one(Request("t", partitions, factor), mode)
+            assert result.error == INVALID_PARTITIONS and result.assignment == ()
+            assert f"{partitions * factor:,} replicas to place" in result.message
+    largest = place_one(Request("t", MAX_PLACED_REPLICAS // 2, 2), "disabled")
+    assert largest.error is None and len(largest.assignment) == MAX_PLACED_REPLICAS // 2
 
 
 def test_a_grow_spreads_the_new_partitions_against_the_existing_ones() -> None:

@@ -43,6 +43,14 @@ MODES: tuple[Mode, ...] = ("disabled", "enabled", "enabled_prefer_observed")
 
 INVALID_REPLICATION_FACTOR = "INVALID_REPLICATION_FACTOR"
 INVALID_PARTITIONS = "INVALID_PARTITIONS"
+# The most replicas placed for one topic (partitions x replication factor). Beyond what
+# either kind of cluster takes in one topic by default: a KRaft controller writes at most
+# 10,000 records per request (QuorumController's MAX_RECORDS_PER_USER_OP), a ZooKeeper-mode
+# topic's assignment is one znode of at most 1 MB (jute.maxbuffer): some 60,000-80,000
+# partitions, ~13-17 bytes of JSON each. Placing this many takes ~1 s. Without a bound, a count
+# typed by mistake (2,000,000,000 partitions) had the placer fill the memory until the
+# process was killed, in the CLI and in the TUI's preview.
+MAX_PLACED_REPLICAS = 250_000
 
 
 @dataclass(frozen=True)
@@ -216,6 +224,14 @@ def _refusal(
     if factor < 1:
         return INVALID_REPLICATION_FACTOR, (
             f"The replication factor must be at least 1, not {factor}."
+        )
+    if request.partitions * factor > MAX_PLACED_REPLICAS:
+        return INVALID_PARTITIONS, (
+            f"{request.partitions:,} partitions x replication factor {factor} is "
+            f"{request.partitions * factor:,} replicas to place; kafka-tui places at most "
+            f"{MAX_PLACED_REPLICAS:,} for one topic, more than either kind of cluster "
+            "takes in one topic by default (KRaft: 10,000 metadata records per request; "
+            "ZooKeeper mode: the topic's assignment in one znode of 1 MB). Check the counts."
         )
     if not live:
         known = f" ({_offline_phrase(offline)})" if offline else ""
