@@ -5,12 +5,14 @@ Spark engine's subprocess (`local[1]`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Select, Static
+from textual.worker import WorkerCancelled
 
 from kafka_tui.admin import KafkaAdmin, TopicSpec
 from kafka_tui.tui.app import KafkaTuiApp
@@ -124,7 +126,10 @@ async def test_esc_stops_the_spark_engine(
         process = screen.spark_process
         assert process is not None and process.returncode is None
         await pilot.press("escape")
-        await app.workers.wait_for_complete()
+        # Esc cancels the worker: still winding down (the Spark process ending), it is
+        # waited for as cancelled (seen once in CI); already done, it is gone from the list.
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete()
         await pilot.pause()
         assert process.returncode is not None  # the subprocess is gone
         assert screen.document is None and app.screen is screen
