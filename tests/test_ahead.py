@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
-from kafka_tui.admin import TopicResult
+from kafka_tui.admin import ConnectionSettings, TopicResult, audit
 from kafka_tui.admin.ahead import Ahead
 from kafka_tui.commands import output
 
@@ -67,3 +70,54 @@ def test_results_print_the_same_json_prepared_or_not(
     assert capsys.readouterr().out == unprepared
     assert output.results(items, as_json=True) == 1
     assert capsys.readouterr().out == unprepared
+
+
+class _Admin:
+    """What `audit.audited` reads of a connected client."""
+
+    def __init__(self, password: str) -> None:
+        self.settings = ConnectionSettings("localhost:9092", sasl_password=password)
+        self.cluster_id = "c1"
+
+
+def test_an_audit_line_is_the_same_prepared_or_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The audit's `result` field, rendered while the cluster works, goes into the line only
+    for those very results, in order, and the line is the same either way (with the
+    outcomes of results that differ worked out again); a secret in it is still scrubbed."""
+    log = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("KAFKA_TUI_AUDIT_LOG", str(log))
+    monkeypatch.setattr(audit, "_now", lambda: "2026-11-23T00:00:00.000Z")
+    admin = _Admin("pa55word-\u00e9")
+
+    def record(value: list[TopicResult]) -> str:
+        async def change() -> list[TopicResult]:
+            return value
+
+        assert asyncio.run(audit.audited(admin, "topics create", ["a"], {}, change())) is value
+        return log.read_text().splitlines()[-1]
+
+    items = [
+        TopicResult("a", True, message="Topic 'a' created."),
+        TopicResult("b", False, error="REQUEST_TIMED_OUT", message="Timed  out\n \u00e9"),
+        TopicResult("c", True, message="x" * 300),
+    ]
+    unprepared = record(items)
+    assert json.loads(unprepared)["result"]["status"] == "partial"
+    audit.prepare(items)
+    with monkeypatch.context() as m:
+        m.setattr(audit, "_outcome", lambda _: pytest.fail("worked out again"))
+        m.setattr(audit, "_field", lambda _: pytest.fail("rendered again"))
+        assert record(items) == unprepared
+    copies = [dataclasses.replace(r) for r in items]
+    audit.prepare(items)
+    assert record(copies) == unprepared  # not the prepared objects: made again
+    audit.prepare(items)
+    assert record(items[::-1]) != unprepared  # another order, its own line
+    assert record(items) == unprepared  # the prepared text served once only
+
+    secret = [TopicResult("a", False, error="SASL", message="bad pa55word-\u00e9 given")]
+    audit.prepare(secret)
+    line = record(secret)
+    assert "pa55word" not in line and "bad *** given" in line

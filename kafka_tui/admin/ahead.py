@@ -3,7 +3,8 @@ are rendered while the controller works, and used once its answer comes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from operator import is_
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -17,9 +18,12 @@ class Ahead(Generic[T, V]):
     def __init__(self) -> None:
         self._by_id: dict[int, tuple[T, V]] = {}
 
-    def prepare(self, items: Iterable[T], make: Callable[[T], V]) -> None:
-        """`make` each item's value now, replacing what was prepared before."""
-        self._by_id = {id(item): (item, make(item)) for item in items}
+    def prepare(self, items: Iterable[T], make: Callable[[T], V]) -> list[V]:
+        """`make` each item's value now, replacing what was prepared before; the values, in
+        the items' order."""
+        made = [(item, make(item)) for item in items]
+        self._by_id = {id(item): (item, value) for item, value in made}
+        return [value for _, value in made]
 
     def take(self, item: T, make: Callable[[T], V]) -> V:
         """The value prepared for `item`, or `make(item)` if there is none."""
@@ -32,3 +36,24 @@ class Ahead(Generic[T, V]):
     def __bool__(self) -> bool:
         """Whether any value is prepared."""
         return bool(self._by_id)
+
+
+class AheadOfList(Generic[T, V]):
+    """One value for a whole list of objects (e.g. the JSON of 2,000 results), used only for
+    those very objects, in the same order, and only once."""
+
+    def __init__(self) -> None:
+        self._ahead: tuple[list[T], V] | None = None
+
+    def prepare(self, items: list[T], value: V) -> None:
+        self._ahead = (items, value)
+
+    def clear(self) -> None:
+        self._ahead = None
+
+    def take(self, items: Sequence[T]) -> V | None:
+        """The value prepared for exactly `items`, else None; nothing is prepared after."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None or len(ahead[0]) != len(items):
+            return None
+        return ahead[1] if all(map(is_, ahead[0], items)) else None

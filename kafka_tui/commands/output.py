@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..admin import ClusterInfo, TopicDescription, TopicResult
+from ..admin.ahead import AheadOfList
 
 
 def emit_json(document: Any) -> None:
@@ -21,35 +22,26 @@ def emit_json(document: Any) -> None:
 
 
 # The results expected, and their JSON text, rendered while the cluster works (`prepare`).
-_ahead: tuple[list[TopicResult], str] | None = None
+_ahead: AheadOfList[TopicResult, str] = AheadOfList()
 
 
 def prepare(items: Iterable[TopicResult]) -> None:
     """Render the JSON of results expected, while the cluster works (a bulk create's answer
     comes ~0.2 s after its request, and rendering 2,000 results after it took 6-11 ms).
     `results` prints the text only when its results are those very objects, in order."""
-    global _ahead
     if sys.stdout.isatty():
-        _ahead = None
+        _ahead.clear()
     else:
         expected = list(items)
         # One json.dumps of the list: a call per result took twice as long.
-        _ahead = (expected, json.dumps([r.to_json() for r in expected]))
-
-
-def _prepared(items: Sequence[TopicResult]) -> str | None:
-    global _ahead
-    ahead, _ahead = _ahead, None
-    if ahead is None or len(ahead[0]) != len(items):
-        return None
-    return ahead[1] if all(a is b for a, b in zip(ahead[0], items, strict=True)) else None
+        _ahead.prepare(expected, json.dumps([r.to_json() for r in expected]))
 
 
 def results(items: Sequence[TopicResult], as_json: bool) -> int:
     """Print one line (or object) per topic; exit code 1 when any topic failed."""
     if as_json and not sys.stdout.isatty():
         # The same text as emit_json's.
-        text = _prepared(items)
+        text = _ahead.take(items)
         if text is None:
             text = json.dumps([r.to_json() for r in items])
         sys.stdout.write(text + "\n")
