@@ -369,6 +369,8 @@ async def record_placeholders(
     results: list[TopicResult],
     first: dict[str, int] | None = None,
 ) -> None:
+    if not any(map(has_placeholders, plans)):  # the usual case: nothing to index
+        return
     by_topic = {r.topic: r for r in results}
     entries = [
         e
