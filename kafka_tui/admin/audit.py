@@ -124,13 +124,15 @@ async def audited(
     admin: Connected,
     action: str,
     topics: Sequence[str],
-    request: Mapping[str, object],
+    request: Mapping[str, object] | Callable[[], Mapping[str, object]],
     change: Awaitable[T],
     *,
     skip: bool = False,
     cluster_id: str | None = None,
 ) -> T:
     """Await `change` and record its outcome (also when it raises; the error is re-raised).
+    `request`: its summary, or what makes it when the outcome is recorded (a bulk create's
+    makes it while the controller works; see KafkaAdmin.create_topics).
     `skip`: not a change (validate-only), nothing is recorded."""
     if skip:
         return await change
@@ -334,7 +336,7 @@ def _record(
     admin: Connected,
     action: str,
     topics: Sequence[str],
-    request: Mapping[str, object],
+    request: Mapping[str, object] | Callable[[], Mapping[str, object]],
     result: Mapping[str, object] | str,
     cluster_id: str | None,
 ) -> None:
@@ -352,7 +354,7 @@ def _record(
         "operation": _operation.get() or action,
         "action": action,
         "topics": list(topics),
-        "request": dict(request),
+        "request": dict(request() if callable(request) else request),
     }
     if isinstance(result, str):  # the last field: its text goes in as it is
         line = _json(entry)[:-1] + ',"result":' + result + "}"

@@ -102,12 +102,26 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         with the result each topic gets if its answer is a plain success (a bulk create's
         usual answer; none when the answers carry counts or ids). Where the answer is that,
         the returned result is that very object, so work on it can start early."""
+        # The request's summary is made while the controller works, not on the way to it.
+        summary: list[Mapping[str, object]] = []
+
+        def request() -> Mapping[str, object]:
+            if not summary:
+                summary.append(audit.creates(specs))
+            return summary[0]
+
+        def waiting(ahead: Mapping[str, TopicResult]) -> None:
+            if not validate_only:
+                request()
+            if while_waiting is not None:
+                while_waiting(ahead)
+
         return await audit.audited(
             self,
             "topics create",
             [s.name for s in specs],
-            audit.creates(specs),
-            self._create_topics(specs, timeout_ms, validate_only, topic_ids, while_waiting, placed),
+            request,
+            self._create_topics(specs, timeout_ms, validate_only, topic_ids, waiting, placed),
             skip=validate_only,
         )
 
