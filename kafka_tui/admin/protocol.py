@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import base64
 import struct
-from dataclasses import dataclass
 from io import BytesIO
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from aiokafka.protocol.api import Request, RequestStruct, Response
 from aiokafka.protocol.types import (
@@ -568,8 +567,10 @@ _CREATE_TOPICS_V7 = _flexible_request(
 )
 
 
-@dataclass(frozen=True)
-class CreatableTopic:
+class CreatableTopic(NamedTuple):
+    """A tuple: a bulk create makes 2,000 on the way to its request, and a frozen dataclass
+    took ~3x as long to make."""
+
     name: str
     num_partitions: int  # -1: the broker's default (or the assignment's size)
     replication_factor: int  # -1: the broker's default (or the assignment's size)
