@@ -49,7 +49,10 @@ class ConnectionSettings:
                 object.__setattr__(self, name, Secret(value))
 
 
-@dataclass(frozen=True)
+# TopicSpec and TopicResult are not frozen: a bulk create makes 4,000 of each, and a frozen
+# dataclass's __init__ (object.__setattr__ per field) took ~7x as long as a plain one's
+# (~7 ms per 4,000 results). Nothing changes one after it is made.
+@dataclass
 class TopicSpec:
     """A topic to create: partitions + replication factor (None: the broker's default),
     or an explicit replica assignment (partition -> broker ids, first = preferred leader)."""
@@ -82,7 +85,7 @@ class ConfigChange:
     value: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class TopicResult:
     """One topic's outcome in a batch. `error` is the Kafka error name, `message` a sentence."""
 

@@ -169,7 +169,7 @@ def needs_defaults(specs: Sequence[TopicSpec], options: PlacementOptions) -> boo
 # -- creates ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: 2,000 per bulk create (see admin.model.TopicSpec)
 class Planned:
     """One topic's plan: what is sent (`spec` / `grow`), the placement behind it (None when
     Kafka or the user places), or the refusal."""
