@@ -170,7 +170,7 @@ async def audited(
             cluster_id,
         )
         raise
-    text = _whole.take(value) if isinstance(value, list) else None
+    text = _whole.take(value if isinstance(value, list) else ())
     if text is not None:
         _ahead.clear()
     _record(admin, action, topics, request, result_of(value) if text is None else text, cluster_id)
