@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
 from .connection import security_kwargs
@@ -102,6 +101,8 @@ class PlaceholderStore:
         """Every topic's latest entry. `partitions`: the topic's partition count, as the
         caller's (consistent) metadata shows it; the consumer's own metadata may come from
         a broker that has not heard of a just-created topic yet."""
+        from aiokafka import AIOKafkaConsumer, TopicPartition  # a create never reads records
+
         consumer = AIOKafkaConsumer(enable_auto_commit=False, **self._kwargs())
         entries: dict[str, PlaceholderEntry] = {}
         await consumer.start()
@@ -134,6 +135,8 @@ class PlaceholderStore:
         """Store `entries` (an entry without slots is removed) and tombstone `removed`."""
         if not entries and not removed:
             return
+        from aiokafka import AIOKafkaProducer
+
         producer = AIOKafkaProducer(acks="all", enable_idempotence=False, **self._kwargs())
         try:
             await producer.start()
