@@ -258,7 +258,7 @@ valid_assignments = st.lists(
 
 @target("replica_assignments", near(valid_assignments))
 def check_replica_assignment(text: str) -> str | None:
-    from kafka_tui.commands.parsing import UsageError, replica_assignment, replica_lists
+    from kafka_tui.services.parsing import UsageError, replica_assignment, replica_lists
 
     try:
         lists = replica_lists(text)
@@ -274,7 +274,7 @@ def check_replica_assignment(text: str) -> str | None:
 
 @target("topic_regexes", near(st.sampled_from(["orders.*", "a|b", "[a-z]+_v\\d", "x{2,3}"])))
 def check_topic_regex(text: str) -> str | None:
-    from kafka_tui.commands.parsing import UsageError, topic_regex
+    from kafka_tui.services.parsing import UsageError, topic_regex
 
     try:
         compiled = topic_regex(text)
@@ -317,7 +317,7 @@ valid_add_configs = st.dictionaries(
     ),
 )
 def check_config_strings(drawn: tuple[str, list[str], str]) -> str | None:
-    from kafka_tui.commands.parsing import UsageError, add_config, config_pairs, delete_config
+    from kafka_tui.services.parsing import UsageError, add_config, config_pairs, delete_config
 
     add_text, pairs, delete_text = drawn
     rejected = []
@@ -932,10 +932,11 @@ def check_saved_plan(text: str) -> str | None:
 
     from kafka_tui.admin.model import TopicSpec
     from kafka_tui.admin.validation import check_spec
-    from kafka_tui.commands import plan_apply, plan_output, plans
-    from kafka_tui.commands.placing import Snapshot
+    from kafka_tui.cli import plan_output, plans
     from kafka_tui.planning import plan_io
     from kafka_tui.planning.placement import Broker, Load
+    from kafka_tui.services import plan_apply
+    from kafka_tui.services.placing import Snapshot
 
     try:
         document = plan_io.saved_plan("saved.json", text)

@@ -11,7 +11,7 @@ import pytest
 
 from kafka_tui.admin import ConnectionSettings, TopicResult, audit
 from kafka_tui.admin.ahead import Ahead
-from kafka_tui.commands import output
+from kafka_tui.cli import output
 
 
 def test_a_prepared_value_serves_only_its_own_object_and_only_once() -> None:

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from kafka_tui.admin import TopicResult
-from kafka_tui.cli import main
-from kafka_tui.commands import output
+from kafka_tui.cli import main, output
 
 from .conftest import Cluster, record_written
 
@@ -299,11 +298,11 @@ def test_commands_that_do_not_place_do_not_load_the_placer() -> None:
     code = (
         "import sys\n"
         "from kafka_tui.cli import build_parser\n"
-        "from kafka_tui.commands import topics\n"
+        "from kafka_tui.cli import topics\n"
         "build_parser(['topics', 'delete', 't'])\n"
         "print(sorted(m for m in sys.modules if m.startswith(('kafka_tui.planning', "
-        "'kafka_tui.commands.placing'))))\n"
-        "from kafka_tui.commands import placing\n"
+        "'kafka_tui.services.placing'))))\n"
+        "from kafka_tui.services import placing\n"
         "print('kafka_tui.planning.placement' in sys.modules)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -316,7 +315,8 @@ def test_commands_start_without_aiokafka_s_clients_until_they_are_used() -> None
     __init__ defines loads them, and the package is then what it always is."""
     code = (
         "import sys, importlib.metadata\n"
-        "from kafka_tui.commands import placing, topics\n"
+        "from kafka_tui.cli import topics\n"
+        "from kafka_tui.services import placing\n"
         "from kafka_tui.cli import build_parser\n"
         "from aiokafka import errors\n"
         "import aiokafka\n"

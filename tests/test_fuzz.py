@@ -55,21 +55,21 @@ def test_counts_and_broker_ids_beyond_int32_are_refused_before_sending() -> None
 
 @pytest.mark.parametrize("text", ["1_0", "\u0661", "2147483648", "1e3", "0x1"])
 def test_a_broker_id_is_int32_in_ascii_digits(text: str) -> None:
-    from kafka_tui.commands.parsing import UsageError, replica_lists
+    from kafka_tui.services.parsing import UsageError, replica_lists
 
     with pytest.raises(UsageError, match="is not a broker id"):
         replica_lists(f"1:{text}")
 
 
 def test_broker_ids_kafka_would_parse_still_parse() -> None:
-    from kafka_tui.commands.parsing import replica_lists
+    from kafka_tui.services.parsing import replica_lists
 
     assert replica_lists(" 1 : +2,-1:2147483647") == [[1, 2], [-1, 2147483647]]
 
 
 @pytest.mark.parametrize("text", ["a{4294967296}", "(" * 3000 + ")" * 3000])
 def test_a_regex_python_cannot_compile_is_a_usage_error(text: str) -> None:
-    from kafka_tui.commands.parsing import UsageError, topic_regex
+    from kafka_tui.services.parsing import UsageError, topic_regex
 
     with pytest.raises(UsageError, match="is not a valid regular expression"):
         topic_regex(text)
@@ -232,7 +232,7 @@ def test_a_broken_saved_plan_names_the_field_and_its_place() -> None:
 def test_a_regex_python_frowns_on_compiles_without_a_python_warning() -> None:
     import warnings
 
-    from kafka_tui.commands.parsing import topic_regex
+    from kafka_tui.services.parsing import topic_regex
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")

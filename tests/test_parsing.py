@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kafka_tui.admin.validation import collision_warning, topic_name_problem
-from kafka_tui.commands.parsing import (
+from kafka_tui.services.parsing import (
     UsageError,
     add_config,
     config_pairs,

@@ -13,11 +13,11 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static
 
 from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
-from ...commands.filling import FillResult, fill_placeholders, open_slots
-from ...commands.placing import Snapshot, take_snapshot
 from ...config import Profile
 from ...planning.filling import choose_fills
 from ...planning.placement import Broker, Load
+from ...services.filling import FillResult, fill_placeholders, open_slots
+from ...services.placing import Snapshot, take_snapshot
 from ..widgets.broker_table import BrokerTable, observed_source
 from .base import KafkaScreen, placeholder_store
 

@@ -12,9 +12,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
-from ...commands.placing import UNDER_REPLICATED_WARNING
-from ...commands.records import delete_topics
 from ...config import Profile
+from ...services.placing import UNDER_REPLICATED_WARNING
+from ...services.records import delete_topics
 from .base import placeholder_store
 
 

@@ -13,8 +13,8 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, Label, Select
 
 from ...admin import TopicSpec, validation
-from ...commands.parsing import UsageError, add_config, replica_assignment
-from ...commands.placing import PlacementOptions, create_topics, plan_creates
+from ...services.parsing import UsageError, add_config, replica_assignment
+from ...services.placing import PlacementOptions, create_topics, plan_creates
 from .base import placeholder_store
 from .forms import (
     ERROR_FIELD,

@@ -14,8 +14,8 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
-from ...commands.records import load_placeholders
 from ...config import Profile
+from ...services.records import load_placeholders
 from ..widgets.styled import ReplicaLegend
 from ..widgets.tables import PartitionTable
 from .base import KafkaScreen, placeholder_store

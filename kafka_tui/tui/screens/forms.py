@@ -1,6 +1,6 @@
 """What the create and partition forms share: field errors, KIP-409 options, the exact preview.
 
-The preview is the assignment `commands/placing.py` will send: the form reads one Snapshot of
+The preview is the assignment `services/placing.py` will send: the form reads one Snapshot of
 the cluster when it opens (again on ctrl+r), plans on it at every keystroke, and sends with
 the same snapshot and options, so what is shown is what Kafka receives.
 """
@@ -19,15 +19,15 @@ from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Select, Static
 
 from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicResult
-from ...commands.placing import (
+from ...config import Profile
+from ...planning.placement import MODES, Broker
+from ...services.placing import (
     PlacementOptionError,
     PlacementOptions,
     Planned,
     Snapshot,
     take_snapshot,
 )
-from ...config import Profile
-from ...planning.placement import MODES, Broker
 from ..widgets.tables import PreviewTable
 from .base import KafkaScreen, placeholder_store
 from .changes import notify_results

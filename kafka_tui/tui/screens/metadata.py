@@ -16,6 +16,7 @@ from textual.widgets import Footer, Input, Static
 from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
+from ...services.placing import min_insync_replicas
 from ..widgets.topic_table import TopicRow, TopicTable
 from .base import KafkaScreen
 from .brokers import NO_PLACEHOLDERS, BrokersScreen, PlaceholderState, read_placeholder_state
@@ -222,10 +223,7 @@ class MetadataScreen(KafkaScreen):
         )
         min_isr = self.min_isr
         if self.filters.needs_min_isr:
-            values = await self.admin.topic_config_value(
-                "min.insync.replicas", [t.name for t in topics]
-            )
-            min_isr = {k: int(v) for k, v in values.items() if v}
+            min_isr = await min_insync_replicas(self.admin, [t.name for t in topics])
         placeholders = await read_placeholder_state(self.admin, self.profile, cluster, topics)
         try:
             moving = {r.topic for r in await self.admin.list_partition_reassignments()}

@@ -17,9 +17,9 @@ from ...admin import (
     TopicDescription,
     validation,
 )
-from ...commands.parsing import UsageError, replica_lists
-from ...commands.placing import Snapshot, grow_partitions, plan_grows
 from ...config import Profile
+from ...services.parsing import UsageError, replica_lists
+from ...services.placing import Snapshot, grow_partitions, min_insync_replicas, plan_grows
 from .base import placeholder_store
 from .forms import (
     ERROR_FIELD,
@@ -81,9 +81,7 @@ class IncreasePartitionsScreen(FormScreen):
 
     async def read_extra(self, snapshot: Snapshot) -> None:
         name = self.topic.name
-        values = await self.admin.topic_config_value("min.insync.replicas", [name])
-        value = values.get(name)
-        self.min_isr = {name: int(value)} if value and value.isdigit() else {}
+        self.min_isr = await min_insync_replicas(self.admin, [name])
         if name in snapshot.topics:
             self.topic = snapshot.topics[name]
 

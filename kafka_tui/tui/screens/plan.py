@@ -2,7 +2,7 @@
 partitions; place it in process or with the Spark job (the same subprocess `plan preview`
 runs, whose JSON progress lines drive the bar; `esc` terminates it); see the per-broker chart
 before -> after, the statistics, warnings and each topic's assignment; then apply exactly
-that, in batches, with per-topic results (`commands.plan_apply.apply_document`, as the CLI does).
+that, in batches, with per-topic results (`services.plan_apply.apply_document`, as the CLI does).
 """
 
 from __future__ import annotations
@@ -23,10 +23,6 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Select, Static
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
-from ...commands.placing import take_snapshot
-from ...commands.plan_apply import apply_document, broker_differences
-from ...commands.plans import cluster_view
-from ...commands.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from ...config import Profile
 from ...planning import plan_io, plan_parquet
 from ...planning.placement import MODES
@@ -39,6 +35,10 @@ from ...planning.plan import (
     run_group,
     write_document,
 )
+from ...services.placing import take_snapshot
+from ...services.plan_apply import apply_document, broker_differences
+from ...services.plans import cluster_view
+from ...services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from ..widgets.broker_chart import BrokerBars, BrokerChart
 from ..widgets.tables import PreviewTable
 from .base import KafkaScreen, placeholder_store

@@ -20,12 +20,18 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Select, Static
 
 from ...admin import AdminError, KafkaAdmin
 from ...admin.moves import OngoingReassignment, PartitionMove, ReplicationThrottle
-from ...commands.placing import Snapshot, take_snapshot
-from ...commands.reassign import current_partitions, move_summary, replication_throttle
 from ...config import Profile
-from ...planning.placement import MODES, Mode
-from ...planning.reassignment import TopicPlan, change_replication_factor, move_off_broker
-from ..widgets.moves import MoveTable, human_bytes
+from ...planning.placement import MODES
+from ...planning.reassignment import TopicPlan
+from ...services.placing import PlacementOptions, Snapshot, min_insync_replicas, take_snapshot
+from ...services.reassign import (
+    human_bytes,
+    move_summary,
+    plan_move_off,
+    plan_replication_factor,
+    replication_throttle,
+)
+from ..widgets.moves import MoveTable
 from ..widgets.styled import ReplicaLegend
 from .base import KafkaScreen
 
@@ -77,7 +83,7 @@ class ReassignScreen(KafkaScreen):
         self.topic = topic
         self.kind: Kind = kind
         self.snapshot: Snapshot | None = None
-        self.min_isr = 1
+        self.min_isr: dict[str, int] = {}
         self.sizes: dict[int, int] = {}
         self.plan: TopicPlan | None = None
         self.running = False
@@ -114,9 +120,9 @@ class ReassignScreen(KafkaScreen):
         return "broker id to move every replica off"
 
     @property
-    def _mode(self) -> Mode:
+    def _options(self) -> PlacementOptions:
         mode = self.profile.under_replicated
-        return mode if mode in MODES else "disabled"
+        return PlacementOptions(mode if mode in MODES else "disabled")
 
     @work(exclusive=True, group="reassign-load", exit_on_error=False)
     async def load(self) -> None:
@@ -125,13 +131,11 @@ class ReassignScreen(KafkaScreen):
             if self.topic not in snapshot.topics:
                 self._show_summary(f"Topic '{self.topic}' does not exist.", error=True)
                 return
-            values = await self.admin.topic_config_value("min.insync.replicas", [self.topic])
+            self.min_isr = await min_insync_replicas(self.admin, [self.topic])
             sizes = await self.admin.partition_sizes([self.topic], snapshot.live)
         except AdminError as exc:
             self.notify(exc.message, title="Cannot read the cluster", severity="error")
             return
-        raw = values.get(self.topic)
-        self.min_isr = int(raw) if raw and raw.isdigit() else 1
         self.sizes = {p: size for (_, p), size in sizes.items()}
         self.snapshot = snapshot
         topic = snapshot.topics[self.topic]
@@ -168,32 +172,16 @@ class ReassignScreen(KafkaScreen):
             self._show_summary(f"Type the {self._value_hint()}.")
             return
         value = int(text)
-        current = [(self.topic, current_partitions(snapshot, self.topic))]
-        live_only = not snapshot.kraft
         if self.kind == "factor":
-            minimum = max(self.min_isr, 1)
-            [plan] = change_replication_factor(
-                snapshot.brokers,
-                snapshot.load,
-                current,
-                value,
-                mode=self._mode,
-                min_live=minimum,
-                live_only=live_only,
+            [plan] = plan_replication_factor(
+                snapshot, [self.topic], value, self._options, self.min_isr
             )
         elif value not in {b.id for b in snapshot.brokers}:
             table.clear()
             self._show_summary(f"Broker {value} is not part of the cluster.", error=True)
             return
         else:
-            [plan] = move_off_broker(
-                snapshot.brokers,
-                snapshot.load,
-                current,
-                value,
-                mode=self._mode,
-                live_only=live_only,
-            )
+            [plan] = plan_move_off(snapshot, [self.topic], value, self._options)
         table.show(plan.moves, snapshot.offline, self.sizes)
         if plan.error is not None:
             self._show_summary(f"{plan.error}: {plan.message}", error=True)

@@ -15,19 +15,11 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ...planning.reassignment import Move
+from ...services.reassign import human_bytes
 from .replicas import ReplicaView, replica_text
 from .styled import REPLICA_CLASSES, ReplicaStyled
 
 MOVE_CLASSES = {"moves--added", "moves--removed"}
-
-
-def human_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} TB"  # pragma: no cover - the loop returns at GB
 
 
 def changes_text(move: Move, added: Style | str = "", removed: Style | str = "") -> Text:

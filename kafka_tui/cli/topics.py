@@ -20,13 +20,14 @@ from ..admin import (
 )
 from ..admin.placeholders import PlaceholderStore
 from ..config import UNDER_REPLICATED_MODES, Profile
-from . import output, parsing, reassign_flags
-from .records import delete_topics, load_placeholders
+from ..services import parsing
+from ..services.records import delete_topics, load_placeholders
+from . import output, reassign_flags
 
 if TYPE_CHECKING:
-    from .placing import PlacementOptions
+    from ..services.placing import PlacementOptions
 
-# The placer (commands/placing.py, planning/) is imported only by the commands that place:
+# The placer (services/placing.py, planning/) is imported only by the commands that place:
 # a deletion, a listing or a describe is spared its ~15 ms of imports.
 
 
@@ -119,7 +120,7 @@ def _kip409_flags(parser: argparse.ArgumentParser) -> None:
 
 def placement_options(args: argparse.Namespace, profile: Profile) -> PlacementOptions:
     """Flags over the profile; a minimum given alone implies `enabled` (KIP-409's CLI)."""
-    from .placing import PlacementOptionError, PlacementOptions
+    from ..services.placing import PlacementOptionError, PlacementOptions
 
     mode = args.under_replicated
     if mode is None and profile.under_replicated != "disabled":
@@ -309,7 +310,7 @@ def _filter_partitions(
 async def _create(
     args: argparse.Namespace, profile: Profile, admin: KafkaAdmin
 ) -> list[TopicResult]:
-    from . import placing
+    from ..services import placing
 
     assignment = (
         parsing.replica_assignment(args.replica_assignment) if args.replica_assignment else None
@@ -378,7 +379,7 @@ async def _alter(
         return await admin.create_partitions(
             requests, timeout_ms=args.timeout_ms, validate_only=args.validate_only
         )
-    from . import placing
+    from ..services import placing
 
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     zookeeper = zookeeper_of(args, profile)

@@ -235,6 +235,15 @@ def plan_creates(
     return planned
 
 
+async def min_insync_replicas(admin: KafkaAdmin, topics: Sequence[str]) -> dict[str, int]:
+    """Each topic's min.insync.replicas as Kafka reports it (its override, else the broker's
+    default): the one reader of that setting. A topic whose value cannot be read is left out."""
+    if not topics:
+        return {}
+    values = await admin.topic_config_value("min.insync.replicas", list(topics))
+    return {t: int(v) for t, v in values.items() if v and v.isdigit()}
+
+
 def _min_isr_of(spec: TopicSpec, default: int) -> int:
     value = spec.configs.get("min.insync.replicas")
     if value is None:
@@ -466,15 +475,7 @@ async def grow_partitions(
     validate_only: bool = False,
 ) -> list[TopicResult]:
     names = [r.topic for r in requests if r.topic in snapshot.topics]
-    min_isr = (
-        {
-            t: int(v)
-            for t, v in (await admin.topic_config_value("min.insync.replicas", names)).items()
-            if v and v.isdigit()
-        }
-        if names and options.mode != "disabled"
-        else {}
-    )
+    min_isr = await min_insync_replicas(admin, names) if options.mode != "disabled" else {}
     plans = plan_grows(snapshot, requests, options, min_isr)
     by_kafka = [p for p in plans if p.refusal is None and not p.via_zookeeper and p.grow]
     sent = iter(

@@ -11,9 +11,10 @@ import sys
 from ..admin import AdminError, KafkaAdmin, ReadOnlyProfile, audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
-from . import output, parsing
-from .filling import FillResult, fill_placeholders, placeholder_rows
-from .placing import take_snapshot, zookeeper_extras
+from ..services import parsing
+from ..services.filling import FillResult, fill_placeholders, placeholder_rows
+from ..services.placing import take_snapshot, zookeeper_extras
+from . import output
 from .topics import zookeeper_of
 
 WATCH_INTERVAL_S = 5.0

@@ -5,6 +5,7 @@ planned is reported ok and skipped), placeholders recorded, and a final check by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..admin import KafkaAdmin, NewPartitions, TopicResult, TopicSpec, audit
@@ -12,7 +13,6 @@ from ..admin.placeholders import PlaceholderStore
 from ..planning.placement import Placement
 from . import placing
 from .placing import Planned, Snapshot
-from .plan_output import progress_bar
 
 
 def broker_differences(document: dict[str, Any], snapshot: Snapshot) -> list[str]:
@@ -56,9 +56,10 @@ async def apply_document(
     document: dict[str, Any],
     batch_size: int = 500,
     timeout_ms: int = 30_000,
-    as_json: bool = True,
+    advance: Callable[[int], object] = lambda done: None,
 ) -> list[TopicResult]:
-    """Send the document's assignments; one result per topic entry, in order."""
+    """Send the document's assignments; one result per topic entry, in order. `advance(n)`
+    is told each time n more topics are settled."""
     live = {b.id for b in snapshot.brokers if b.live}
     results: dict[str, TopicResult] = {}
     creates: list[Planned] = []
@@ -105,10 +106,8 @@ async def apply_document(
             )
     batches = [creates[i : i + batch_size] for i in range(0, len(creates), batch_size)]
     batches += [grows[i : i + batch_size] for i in range(0, len(grows), batch_size)]
-    with (
-        audit.operation("plan apply"),
-        progress_bar(as_json, "applying", len(creates) + len(grows)) as advance,
-    ):
+    advance(len(results))  # settled without sending: refused by the plan, or already done
+    with audit.operation("plan apply"):
         for batch in batches:
             done = await _send(admin, snapshot, store, zookeeper, batch, timeout_ms)
             results.update((r.topic, r) for r in done)

@@ -1,7 +1,7 @@
 """KIP-409 placeholder records around reads and deletions: the records of the topics shown,
 and a deletion that removes the deleted topics' records.
 
-Apart from the placer (commands/placing.py), so that a deletion or a describe does not load
+Apart from the placer (services/placing.py), so that a deletion or a describe does not load
 the placer and its records (~15 ms of a command's start).
 """
 

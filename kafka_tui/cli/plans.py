@@ -6,8 +6,8 @@ apply: send exactly a saved document (re-checked against the cluster first) or a
 in batches of explicit assignments, with per-topic results, resumable, checked by metadata.
 export: the cluster's topics as a plan file.
 
-This module parses the command line and runs the flow; `plan_apply.py` sends a document (the
-TUI's plan screen uses it too), `plan_output.py` draws progress and the summary.
+This module parses the command line and runs the flow; `services/plan_apply.py` sends a document
+(the TUI's plan screen uses it too), `plan_output.py` draws progress and the summary.
 """
 
 from __future__ import annotations
@@ -26,19 +26,19 @@ from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..planning import plan_io, plan_parquet
 from ..planning.plan import (
-    ClusterView,
-    ExistingTopic,
     Intent,
     PlanOptions,
     Prepared,
     plan_in_process,
     prepare,
 )
-from . import output, parsing
-from .placing import Snapshot, take_snapshot
-from .plan_apply import apply_document, broker_differences
+from ..services import parsing
+from ..services.placing import Snapshot, take_snapshot
+from ..services.plan_apply import apply_document, broker_differences
+from ..services.plans import cluster_view
+from ..services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
+from . import output
 from .plan_output import print_summary, progress_bar, stages
-from .spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from .topics import _kip409_flags, placement_options, zookeeper_of
 
 # Above this many new partitions `--engine auto` runs Spark. Measured with bench/plans.py on the
@@ -146,30 +146,6 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
 
 
 # -- planning ----------------------------------------------------------------------------------
-
-
-async def cluster_view(admin: KafkaAdmin, snapshot: Snapshot, names: list[str]) -> ClusterView:
-    """What the planner needs to know of the cluster; `names`: the plan's topics (their
-    min.insync.replicas matters to grows in enabled modes)."""
-    growing = [n for n in names if n in snapshot.topics]
-    min_isr = await admin.topic_config_value("min.insync.replicas", growing) if growing else {}
-    topics = {}
-    for name, topic in snapshot.topics.items():
-        entry = snapshot.placeholders.get(name)
-        raw = min_isr.get(name)
-        topics[name] = ExistingTopic(
-            tuple(tuple(p.replicas) for p in topic.partitions),
-            entry.replication_factor if entry else topic.replication_factor,
-            int(raw) if raw and raw.isdigit() else None,
-        )
-    return ClusterView(
-        tuple(snapshot.brokers),
-        snapshot.load,
-        topics,
-        snapshot.default_int("num.partitions", 1),
-        snapshot.default_int("default.replication.factor", 1),
-        snapshot.default_int("min.insync.replicas", 1),
-    )
 
 
 async def _plan(
@@ -289,9 +265,10 @@ async def _apply(
             print("Nothing applied.", file=sys.stderr)
             return 1
     started = time.perf_counter()
-    results = await apply_document(
-        admin, snapshot, store, zookeeper, document, args.batch_size, args.timeout_ms, as_json
-    )
+    with progress_bar(as_json, "applying", len(document["topics"])) as advance:
+        results = await apply_document(
+            admin, snapshot, store, zookeeper, document, args.batch_size, args.timeout_ms, advance
+        )
     if not as_json:
         print(f"Applied in {time.perf_counter() - started:.1f}s.", file=sys.stderr)
     return output.results(results, as_json)

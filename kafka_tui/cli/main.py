@@ -19,10 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from . import __version__
-from .admin import AdminError, ConnectionSettings, KafkaAdmin, audit
-from .commands import parsing
-from .config import (
+from .. import __version__
+from ..admin import AdminError, ConnectionSettings, KafkaAdmin, audit
+from ..config import (
     ConfigError,
     Profile,
     Settings,
@@ -31,20 +30,21 @@ from .config import (
     resolve_profile,
     with_properties,
 )
+from ..services import parsing
 
 EXIT_USAGE = 2
 
 # Each command's module, imported only when that command runs (or for --help): a script's
 # `topics create` does not pay for Spark plans, reassignments or the dev cluster at start-up.
 _COMMANDS = {
-    "cluster": ("kafka_tui.commands.topics", "the cluster: id, controller, brokers"),
-    "topics": ("kafka_tui.commands.topics", "list, describe, create, alter, delete topics"),
-    "brokers": ("kafka_tui.commands.brokers", "live, offline and observed brokers (KIP-409)"),
-    "placeholders": ("kafka_tui.commands.brokers", "KIP-409 placeholder replicas"),
-    "plan": ("kafka_tui.commands.plans", "bulk assignment plans: preview, apply, export"),
-    "reassignments": ("kafka_tui.commands.reassign", "partition reassignments"),
+    "cluster": ("kafka_tui.cli.topics", "the cluster: id, controller, brokers"),
+    "topics": ("kafka_tui.cli.topics", "list, describe, create, alter, delete topics"),
+    "brokers": ("kafka_tui.cli.brokers", "live, offline and observed brokers (KIP-409)"),
+    "placeholders": ("kafka_tui.cli.brokers", "KIP-409 placeholder replicas"),
+    "plan": ("kafka_tui.cli.plans", "bulk assignment plans: preview, apply, export"),
+    "reassignments": ("kafka_tui.cli.reassign", "partition reassignments"),
     "dev-cluster": ("kafka_tui.devcluster.commands", "run a real local Kafka cluster"),
-    "audit": ("kafka_tui.commands.audit", "the audit log of the changes kafka-tui made"),
+    "audit": ("kafka_tui.cli.audit", "the audit log of the changes kafka-tui made"),
 }
 
 
@@ -116,8 +116,8 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from .devcluster import ClusterError, DevCluster
-    from .devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics
+    from ..devcluster import ClusterError, DevCluster
+    from ..devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics
 
     cluster = DevCluster()
     try:
@@ -145,9 +145,9 @@ def _run_demo(args: argparse.Namespace) -> int:
 async def _seed_placeholders(bootstrap: str) -> None:
     """The demo's KIP-409 topic: replication factor 4 on a 3-broker cluster, so every
     partition keeps a placeholder (-1) until `dev-cluster add-broker` and a fill."""
-    from .admin import TopicSpec
-    from .admin.placeholders import PlaceholderStore
-    from .commands import placing
+    from ..admin import TopicSpec
+    from ..admin.placeholders import PlaceholderStore
+    from ..services import placing
 
     settings = ConnectionSettings(bootstrap)
     store = PlaceholderStore(settings)
@@ -176,7 +176,7 @@ async def _run_admin(args: argparse.Namespace, profile: Profile) -> int:
 def _run_tui(args: argparse.Namespace, settings: Settings, profile: Profile | None = None) -> int:
     """Open the app: on --bootstrap-server / --profile, on the only or default profile, or
     with the profile picker when several exist."""
-    from .tui.app import make_app  # Textual loads only for the TUI, not for scripts.
+    from ..tui.app import make_app  # Textual loads only for the TUI, not for scripts.
 
     if profile is None and (
         args.bootstrap_server
@@ -235,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.CRITICAL)
     if args.command == "dev-cluster":
-        from .devcluster import commands as devcluster_commands
+        from ..devcluster import commands as devcluster_commands
 
         return devcluster_commands.run(args, args.output)
     if args.command == "demo":
@@ -245,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             return _run_tui(args, settings)
         if args.command == "audit":
-            from .commands import audit as audit_log
+            from . import audit as audit_log
 
             return audit_log.run_local(args, settings)
         profile = _resolve(args, settings)

@@ -1,0 +1,180 @@
+"""`topics alter --replication-factor`, `topics reassign` and `reassignments list|cancel|wait`:
+flags in, the planner and the run of `services/reassign.py`, per-topic lines or JSON out, a
+rich progress bar while the copy runs on a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from ..admin import KafkaAdmin, ReadOnlyProfile
+from ..config import Profile
+from ..planning.reassignment import Move
+from ..services import parsing
+from ..services import reassign as service
+from ..services.placing import PlacementOptions, min_insync_replicas, take_snapshot
+from ..services.reassign import Outcome, Progress, RunOptions
+from . import output
+from .reassign_flags import add_parsers as add_parsers  # the CLI registers the command here
+
+
+def partition_targets(text: str) -> dict[int, list[int]]:
+    """'0=1:2:3,4=2:3' -> {0: [1, 2, 3], 4: [2, 3]}."""
+    targets: dict[int, list[int]] = {}
+    for index, entry in enumerate(text.split(",")):
+        where = f"--replica-assignment, entry {index} ('{entry.strip()}')"
+        partition, sep, replicas = entry.partition("=")
+        if not sep or not partition.strip().isdigit():
+            raise parsing.UsageError(f"{where} must look like PARTITION=1:2:3")
+        if int(partition) in targets:
+            raise parsing.UsageError(f"{where}: partition {int(partition)} is given twice")
+        targets[int(partition)] = parsing.replica_lists(replicas)[0]
+    return targets
+
+
+def _run_options(args: argparse.Namespace) -> RunOptions:
+    if args.throttle is not None and args.throttle < 1:
+        raise parsing.UsageError("--throttle must be at least 1 byte per second")
+    return RunOptions(args.validate_only, args.throttle, args.wait, args.wait_timeout)
+
+
+@contextmanager
+def _progress_bar(show: bool) -> Iterator[Progress]:
+    """A rich bar on a terminal (none under --output json or off a terminal)."""
+    if not (show and sys.stderr.isatty()):
+        yield lambda done, of, copied, total: None
+        return
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+    bar = Progress(
+        TextColumn("reassigning {task.fields[done]}/{task.fields[of]} partitions"),
+        BarColumn(),
+        DownloadColumn(),
+        transient=True,
+    )
+    task = bar.add_task("", total=None, done=0, of=0)
+
+    def update(done: int, of: int, copied: int, total: int) -> None:
+        bar.update(task, total=total, completed=copied, done=done, of=of)
+
+    bar.start()
+    try:
+        yield update
+    finally:
+        bar.stop()
+
+
+async def alter_replication_factor(
+    args: argparse.Namespace,
+    admin: KafkaAdmin,
+    names: list[str],
+    options: PlacementOptions,
+    zookeeper: str | None,
+) -> int:
+    if args.partitions is not None or args.replica_assignment:
+        raise parsing.UsageError(
+            "topics alter: change the partition count and the replication factor in two "
+            "steps (--partitions first, then --replication-factor)"
+        )
+    if options.placement == "broker":
+        raise parsing.UsageError(
+            "--placement broker: Kafka has no placement of its own for a replication-factor "
+            "change; kafka-tui's placer decides (and previews) it"
+        )
+    run = _run_options(args)
+    snapshot = await take_snapshot(admin, zookeeper=zookeeper)
+    present = [n for n in names if n in snapshot.topics]
+    min_isr = await min_insync_replicas(admin, present)
+    plans = service.plan_replication_factor(
+        snapshot, names, args.replication_factor, options, min_isr
+    )
+    as_json = args.output == "json"
+    with _progress_bar(not as_json) as progress:
+        outcomes = await service.audited_run(
+            "replication-factor", admin, snapshot, plans, run, progress
+        )
+    return _print(outcomes, as_json)
+
+
+async def reassign_topics(
+    args: argparse.Namespace,
+    admin: KafkaAdmin,
+    names: list[str],
+    options: PlacementOptions,
+    zookeeper: str | None,
+) -> int:
+    run = _run_options(args)
+    snapshot = await take_snapshot(admin, zookeeper=zookeeper)
+    if args.replica_assignment:
+        if len(names) != 1:
+            raise parsing.UsageError("topics reassign --replica-assignment: name exactly one TOPIC")
+        plans = [service.plan_given(snapshot, names[0], partition_targets(args.replica_assignment))]
+    else:
+        if args.from_broker not in {b.id for b in snapshot.brokers}:
+            raise parsing.UsageError(f"--from-broker {args.from_broker}: no such broker")
+        plans = service.plan_move_off(snapshot, names, args.from_broker, options)
+    as_json = args.output == "json"
+    with _progress_bar(not as_json) as progress:
+        outcomes = await service.audited_run("reassign", admin, snapshot, plans, run, progress)
+    return _print(outcomes, as_json)
+
+
+def _ids(ids: tuple[int, ...]) -> str:
+    return ",".join(map(str, ids))
+
+
+def _move_line(m: Move) -> str:
+    changes = [f"+{b}" for b in m.added] + [f"-{b}" for b in m.removed]
+    return f"\tPartition: {m.partition}\t{_ids(m.before)} -> {_ids(m.after)}\t{' '.join(changes)}"
+
+
+def _print(outcomes: list[Outcome], as_json: bool) -> int:
+    if as_json:
+        output.emit_json([o.to_json() for o in outcomes])
+    else:
+        for o in outcomes:
+            if not o.ok:
+                print(f"Error ({o.error}): {o.message}", file=sys.stderr)
+                continue
+            print(o.message)
+            for m in o.plan.moves:
+                print(_move_line(m))
+    return 0 if all(o.ok for o in outcomes) else 1
+
+
+# -- `reassignments list | cancel | wait` ------------------------------------------------------
+
+
+async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> int:
+    as_json = args.output == "json"
+    topics = list(args.topics) or None
+    if args.action == "list":
+        ongoing = await admin.list_partition_reassignments(topics)
+        output.rows(
+            [
+                {
+                    "topic": r.topic,
+                    "partition": r.partition,
+                    "replicas": r.replicas,
+                    "adding": r.adding,
+                    "removing": r.removing,
+                }
+                for r in ongoing
+            ],
+            as_json,
+            ["topic", "partition", "replicas", "adding", "removing"],
+        )
+        return 0
+    if profile.read_only:
+        raise ReadOnlyProfile(profile.name)
+    if args.action == "cancel":
+        settled = await service.cancel_reassignments(admin, topics)
+    else:
+        with _progress_bar(not as_json) as progress:
+            settled = await service.wait_reassignments(admin, topics, args.wait_timeout, progress)
+    if not settled.results:
+        what = f" for {', '.join(args.topics)}" if args.topics else ""
+        print(f"No reassignment in progress{what}.", file=sys.stderr)
+    return output.results(settled.results, as_json)

@@ -1,1 +1,0 @@
-"""Headless sub-commands (kafka-topics.sh habits)."""
