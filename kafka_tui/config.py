@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
-from .admin.model import ConnectionSettings, SaslMechanism, SecurityProtocol
+from .admin.model import DEFAULT_TIMEOUT_MS, ConnectionSettings, SaslMechanism, SecurityProtocol
 from .admin.validation import topic_name_problem
 from .paths import user_path
 
@@ -168,7 +168,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         and not body.get("command_config")
     ):
         raise ConfigError(f"{at}: {protocol} needs 'sasl_username' and 'sasl_password_env'")
-    timeout = body.get("request_timeout_ms", 30_000)
+    timeout = body.get("request_timeout_ms", DEFAULT_TIMEOUT_MS)
     if timeout <= 0:
         raise ConfigError(f"{at}: request_timeout_ms must be positive")
     connection = ConnectionSettings(

@@ -297,7 +297,7 @@ def test_commands_that_do_not_place_do_not_load_the_placer() -> None:
     of each such command's start. The commands that place import it when they run."""
     code = (
         "import sys\n"
-        "from kafka_tui.cli import build_parser\n"
+        "from kafka_tui.cli.main import build_parser\n"
         "from kafka_tui.cli import topics\n"
         "build_parser(['topics', 'delete', 't'])\n"
         "print(sorted(m for m in sys.modules if m.startswith(('kafka_tui.planning', "
@@ -317,7 +317,7 @@ def test_commands_start_without_aiokafka_s_clients_until_they_are_used() -> None
         "import sys, importlib.metadata\n"
         "from kafka_tui.cli import topics\n"
         "from kafka_tui.services import placing\n"
-        "from kafka_tui.cli import build_parser\n"
+        "from kafka_tui.cli.main import build_parser\n"
         "from aiokafka import errors\n"
         "import aiokafka\n"
         "print(sorted(m for m in sys.modules if m.startswith(('aiokafka.consumer', "

@@ -15,6 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kafka_tui.cli.words import remedy_text
+from kafka_tui.fields import Field, Remedy
 from kafka_tui.planning import balance
 from kafka_tui.planning.placement import (
     INVALID_PARTITIONS,
@@ -28,6 +30,7 @@ from kafka_tui.planning.placement import (
     Request,
     place,
 )
+from kafka_tui.tui.words import remedy_words
 
 PROPERTIES = settings(max_examples=250, deadline=None, derandomize=True)
 
@@ -318,9 +321,21 @@ def test_disabled_refuses_and_names_the_offline_broker_and_the_flags() -> None:
     assert result.error == INVALID_REPLICATION_FACTOR
     assert result.assignment == ()
     assert result.message == (
-        "Replication factor 3 needs 3 live brokers, but only 2 are live (broker 3 is offline). "
+        "Replication factor 3 needs 3 live brokers, but only 2 are live (broker 3 is offline)."
+    )
+    # The remedy names fields; each front end words them (a flag, a form field).
+    assert result.remedies == (
+        Remedy(
+            ((Field.UNDER_REPLICATED_MODE, "enabled"), (Field.MIN_REQUIRED_RF, "2")),
+            "to create it under-replicated",
+        ),
+    )
+    assert remedy_text(result.remedies) == (
         "Pass --under-replicated enabled (or --min-required-replication-factor 2) to create "
         "it under-replicated."
+    )
+    assert remedy_words(result.remedies) == (
+        "Choose mode 'enabled' (or min required RF 2) to create it under-replicated."
     )
 
 
@@ -338,9 +353,9 @@ def test_enabled_refuses_when_the_live_minimum_cannot_be_met() -> None:
     result = place_one(Request("orders", 4, 3, min_live_replicas=3), "enabled")
     assert result.error == INVALID_REPLICATION_FACTOR
     assert result.message == (
-        "Replication factor 3 needs at least 3 replicas on live brokers (the larger of "
-        "--min-required-replication-factor and min.insync.replicas), but only 2 brokers are "
-        "live: 1, 2."
+        "Replication factor 3 needs at least 3 replicas on live brokers (the larger of the "
+        "minimum required replication factor and min.insync.replicas), but only 2 brokers "
+        "are live: 1, 2."
     )
 
 

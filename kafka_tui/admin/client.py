@@ -28,6 +28,7 @@ from .connection import Settle, poll_until
 from .errors import AdminError, ValidationError, sentence
 from .journal import Expectation, Pending
 from .model import (
+    DEFAULT_TIMEOUT_MS,
     ConfigChange,
     ConfigOp,
     NewPartitions,
@@ -86,7 +87,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         self,
         specs: Sequence[TopicSpec],
         *,
-        timeout_ms: int = 30_000,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
         validate_only: bool = False,
         topic_ids: bool = True,
         while_waiting: Callable[[Mapping[str, TopicResult]], None] | None = None,
@@ -295,7 +296,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         self,
         requests: Sequence[NewPartitions],
         *,
-        timeout_ms: int = 30_000,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
         validate_only: bool = False,
     ) -> list[TopicResult]:
         return await audit.audited(
@@ -366,7 +367,11 @@ class KafkaAdmin(AdminReads, AdminReassignments):
     # -- delete topics ---------------------------------------------------------------------------
 
     async def delete_topics(
-        self, names: Sequence[str], *, timeout_ms: int = 30_000, allow_internal: bool = False
+        self,
+        names: Sequence[str],
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        allow_internal: bool = False,
     ) -> list[TopicResult]:
         return await audit.audited(
             self,

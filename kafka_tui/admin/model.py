@@ -7,6 +7,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
 
+from ..fields import Remedy
+
+# How long a change may take at the controller, and a request at a broker, unless told:
+# Kafka's own tools' default (kafka-topics.sh, AdminClient's default.api.timeout.ms).
+DEFAULT_TIMEOUT_MS = 30_000
+
 SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
 
@@ -26,7 +32,7 @@ class Secret(str):
 class ConnectionSettings:
     bootstrap_servers: str
     client_id: str = "kafka-tui"
-    request_timeout_ms: int = 30_000
+    request_timeout_ms: int = DEFAULT_TIMEOUT_MS
     security_protocol: SecurityProtocol = "PLAINTEXT"
     sasl_mechanism: SaslMechanism | None = None
     sasl_username: str | None = None
@@ -100,6 +106,8 @@ class TopicResult:
     # KIP-409: the replica lists placed (a grow: the new partitions only), placeholders < 0.
     assignment: Sequence[Sequence[int]] | None = None
     under_replicated_partitions: int | None = None
+    # What would let a refused topic through, for each front end to word (fields.py).
+    remedies: tuple[Remedy, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {

@@ -10,7 +10,7 @@ reader gets the latest entry per topic by reading it from the start.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,23 @@ class PlaceholderEntry:
                 for p, slots in data.get("partitions", {}).items()
             },
         )
+
+    def reconciled(self, replicas: Mapping[int, int]) -> PlaceholderEntry:
+        """The entry as the partitions' real replica counts (`replicas`: partition -> count)
+        leave it: a partition holds at most `replication_factor - count` placeholders, so a
+        slot filled by any tool (kafka-reassign-partitions, a manual reassignment) is gone;
+        the lowest slots (-1, -2, ...) stay. A partition `replicas` does not name is kept as
+        it is (a filtered read). Itself when nothing changed."""
+        slots = {}
+        for partition, missing in self.slots.items():
+            count = replicas.get(partition)
+            room = len(missing) if count is None else self.replication_factor - count
+            kept = sorted(missing, key=lambda s: -s.slot)[: max(0, room)]
+            if kept:
+                slots[partition] = kept
+        if slots == self.slots:
+            return self
+        return PlaceholderEntry(self.topic, self.topic_id, self.replication_factor, slots)
 
     def without(self, partition: int, slot: int) -> PlaceholderEntry:
         slots = {p: list(s) for p, s in self.slots.items()}

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from . import audit, protocol
 from .connection import AdminConnection, poll_until
 from .errors import AdminError, KafkaRequestError, ValidationError, error_name
+from .model import DEFAULT_TIMEOUT_MS
 from .protocol_cluster import (
     AlterPartitionReassignmentsRequest,
     AlterResourceConfigsRequest,
@@ -121,7 +122,7 @@ class AdminReassignments(AdminConnection):
         return response
 
     async def alter_partition_reassignments(
-        self, moves: Sequence[PartitionMove], *, timeout_ms: int = 30_000
+        self, moves: Sequence[PartitionMove], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
     ) -> list[MoveResult]:
         """Start (or cancel, replicas None) reassignments; one result per move, in order.
 

@@ -39,6 +39,11 @@ TOPICS = "/brokers/topics"
 REASSIGN = "/admin/reassign_partitions"
 
 
+# What an observed znode holds for a broker known only from topics' replica lists (it never
+# ran while kafka-tui looked, so there is no registration to copy).
+FROM_REPLICAS = json.dumps({"source": "replica-lists"}).encode()
+
+
 @dataclass(frozen=True)
 class ObservedBroker:
     id: int
@@ -46,6 +51,9 @@ class ObservedBroker:
     host: str | None
     port: int | None
     live: bool
+    # Where kafka-tui knows it from: "live" (/brokers/ids), "recorded" (its registration,
+    # copied to /brokers/observed_ids while it ran), "replica lists" (a topic names it).
+    source: str = "live"
 
 
 def _broker(broker_id: int, data: bytes, live: bool) -> ObservedBroker:
@@ -53,6 +61,9 @@ def _broker(broker_id: int, data: bytes, live: bool) -> ObservedBroker:
         info: dict[str, Any] = json.loads(data)
     except ValueError:
         info = {}
+    if not isinstance(info, dict):
+        info = {}
+    source = "live" if live else "replica lists" if data == FROM_REPLICAS else "recorded"
     host, port = info.get("host"), info.get("port")
     if not host or port is None or port < 0:
         # host/port are null / -1 when no listener is PLAINTEXT; endpoints has them all.
@@ -61,7 +72,7 @@ def _broker(broker_id: int, data: bytes, live: bool) -> ObservedBroker:
             address = str(endpoints[0]).split("://", 1)[-1]
             host, _, text = address.rpartition(":")
             port = int(text) if text.isdigit() else None
-    return ObservedBroker(broker_id, info.get("rack"), host or None, port, live)
+    return ObservedBroker(broker_id, info.get("rack"), host or None, port, live, source)
 
 
 def _ids(children: list[str]) -> list[int]:
@@ -159,6 +170,25 @@ class ZooKeeperExtras:
 
         return await self._run(work)
 
+    async def record_from_replicas(self, broker_ids: list[int]) -> list[int]:
+        """Record brokers that topics' replica lists name but that were never seen live: a
+        broker id in an assignment belonged to the cluster (KIP-409's observed brokers do
+        not depend on kafka-tui having run while the broker did). Returns the ids written."""
+
+        def work(zk: KazooClient) -> list[int]:
+            written = []
+            for broker_id in broker_ids:
+                if broker_id < 0 or zk.exists(f"{IDS}/{broker_id}"):
+                    continue
+                try:
+                    zk.create(f"{OBSERVED}/{broker_id}", FROM_REPLICAS, makepath=True)
+                    written.append(broker_id)
+                except NodeExistsError:
+                    continue
+            return written
+
+        return await self._run(work)
+
     async def observed_brokers(self) -> list[ObservedBroker]:
         """Live brokers and recorded ones, by id; `live` says which are registered now."""
 
@@ -202,9 +232,29 @@ class ZooKeeperExtras:
 
     async def add_partitions(self, topic: str, new: dict[int, list[int]]) -> None:
         """Add partitions with these replica lists (first = preferred leader), which may name
-        offline observed brokers. Returns once written; the controller creates them."""
+        offline observed brokers. Returns once written; the controller creates them (see
+        `leaders_of` to wait for that)."""
         data, version = await self._run(lambda zk: self._new_assignment(zk, topic, new))
         await self._run(lambda zk: self._write_assignment(zk, topic, data, version))
+
+    async def leaders_of(self, topic: str, partitions: list[int]) -> dict[int, int]:
+        """Each partition's leader as its state znode says (-1: none yet; a partition whose
+        state znode the controller has not written yet is left out)."""
+
+        def work(zk: KazooClient) -> dict[int, int]:
+            leaders = {}
+            for p in partitions:
+                try:
+                    raw, _ = zk.get(f"{TOPICS}/{topic}/partitions/{p}/state")
+                except NoNodeError:
+                    continue
+                try:
+                    leaders[p] = int(json.loads(raw).get("leader", -1))
+                except (ValueError, TypeError, AttributeError):
+                    leaders[p] = -1
+            return leaders
+
+        return await self._run(work)
 
     def _new_assignment(
         self, zk: KazooClient, topic: str, new: dict[int, list[int]]

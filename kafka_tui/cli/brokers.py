@@ -57,17 +57,21 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
                     "id": b.id,
                     "rack": b.rack,
                     "live": b.live,
-                    "observed": snapshot.kraft or zookeeper is not None,
+                    "observed": snapshot.kraft
+                    or zookeeper is not None
+                    or snapshot.sources.get(b.id) == "replica lists",
                     "replicas": snapshot.load.replicas.get(b.id, 0),
                     "leaders": snapshot.load.leaders.get(b.id, 0),
+                    "source": snapshot.sources.get(b.id, "live"),
                 }
                 for b in snapshot.brokers
             ]
-            columns = ["id", "rack", "live", "observed", "replicas", "leaders"]
+            columns = ["id", "rack", "live", "observed", "replicas", "leaders", "source"]
             output.rows(brokers, as_json, columns)
             if not snapshot.kraft and zookeeper is None and not as_json:
                 print(
-                    "(ZooKeeper mode without --zookeeper: only live brokers are known)",
+                    "(ZooKeeper mode without --zookeeper: only live brokers and those topics' "
+                    "replicas name are known)",
                     file=sys.stderr,
                 )
             return 0
@@ -129,6 +133,15 @@ async def _forget(
                 if known
                 else f"Broker {broker} was not an observed broker; nothing to forget."
             )
+            named = sum(
+                broker in p.replicas for t in await admin.list_topics() for p in t.partitions
+            )
+            if named:
+                message += (
+                    f" {named} partition(s) still name it as a replica, so it is observed "
+                    f"again from their replica lists until they move off it (`kafka-tui topics "
+                    f"reassign --from-broker {broker}`)."
+                )
         ok, error = True, None
     except AdminError as exc:
         ok, error, message = False, exc.name, exc.message

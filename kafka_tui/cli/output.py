@@ -9,6 +9,7 @@ from typing import Any
 
 from ..admin import ClusterInfo, TopicDescription, TopicResult
 from ..admin.ahead import AheadOfList
+from .words import worded
 
 
 def emit_json(document: Any) -> None:
@@ -39,6 +40,7 @@ def prepare(items: Iterable[TopicResult]) -> None:
 
 def results(items: Sequence[TopicResult], as_json: bool) -> int:
     """Print one line (or object) per topic; exit code 1 when any topic failed."""
+    items = [worded(r) for r in items]  # the same objects unless a refusal names a remedy
     if as_json and not sys.stdout.isatty():
         # The same text as emit_json's.
         text = _ahead.take(items)

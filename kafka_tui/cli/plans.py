@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..admin import KafkaAdmin, ReadOnlyProfile
+from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..planning import plan_io, plan_parquet
@@ -65,7 +66,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     apply.add_argument(
         "--replan", action="store_true", help="plan again when the brokers changed since preview"
     )
-    apply.add_argument("--timeout-ms", type=int, default=30_000)
+    apply.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
     export = actions.add_parser("export", help="the cluster's topics as a plan (CSV)")
     export.add_argument("--topics", metavar="REGEX", help="only topics whose name matches")
 

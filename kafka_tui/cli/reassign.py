@@ -8,6 +8,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from ..admin import KafkaAdmin, ReadOnlyProfile
 from ..config import Profile
@@ -18,6 +19,7 @@ from ..services.placing import PlacementOptions, min_insync_replicas, take_snaps
 from ..services.reassign import Outcome, Progress, RunOptions
 from . import output
 from .reassign_flags import add_parsers as add_parsers  # the CLI registers the command here
+from .words import with_remedies
 
 
 def partition_targets(text: str) -> dict[int, list[int]]:
@@ -131,6 +133,10 @@ def _move_line(m: Move) -> str:
 
 
 def _print(outcomes: list[Outcome], as_json: bool) -> int:
+    outcomes = [
+        replace(o, message=with_remedies(o.message, o.plan.remedies)) if not o.ok else o
+        for o in outcomes
+    ]
     if as_json:
         output.emit_json([o.to_json() for o in outcomes])
     else:

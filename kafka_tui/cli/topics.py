@@ -18,11 +18,14 @@ from ..admin import (
     TopicSpec,
     audit,
 )
+from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..config import UNDER_REPLICATED_MODES, Profile
+from ..fields import FieldError
 from ..services import parsing
 from ..services.records import delete_topics, load_placeholders
 from . import output, reassign_flags
+from .words import field_error_text
 
 if TYPE_CHECKING:
     from ..services.placing import PlacementOptions
@@ -88,7 +91,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _topic_regex_flag(delete)
     delete.add_argument("--if-exists", action="store_true")
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    delete.add_argument("--timeout-ms", type=int, default=30_000)
+    delete.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
 
     configs = actions.add_parser("configs", help="show, set or delete a topic's config overrides")
     configs.add_argument("topics", nargs=1, metavar="TOPIC")
@@ -119,8 +122,9 @@ def _kip409_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def placement_options(args: argparse.Namespace, profile: Profile) -> PlacementOptions:
-    """Flags over the profile; a minimum given alone implies `enabled` (KIP-409's CLI)."""
-    from ..services.placing import PlacementOptionError, PlacementOptions
+    """Flags over the profile; a minimum given alone implies `enabled` (KIP-409's CLI), and
+    `--under-replicated disabled` given with a minimum is a usage error naming both."""
+    from ..services.placing import PlacementOptions
 
     mode = args.under_replicated
     if mode is None and profile.under_replicated != "disabled":
@@ -129,8 +133,8 @@ def placement_options(args: argparse.Namespace, profile: Profile) -> PlacementOp
         return PlacementOptions.of(
             mode, args.min_required_replication_factor, args.placement or profile.placement
         )
-    except PlacementOptionError as exc:
-        raise parsing.UsageError(str(exc)) from None
+    except FieldError as exc:
+        raise parsing.UsageError(field_error_text(exc)) from None
 
 
 def zookeeper_of(args: argparse.Namespace, profile: Profile) -> str | None:
@@ -189,7 +193,7 @@ def _change_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout-ms",
         type=int,
-        default=30_000,
+        default=DEFAULT_TIMEOUT_MS,
         help="wait until every partition has a leader (<= 0: return once accepted)",
     )
 
@@ -279,7 +283,7 @@ async def _describe(
     ):
         topics = [t for t in (_filter_partitions(t, args, live) for t in topics) if t.partitions]
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
-    entries = await load_placeholders(admin, store, topics)
+    entries = await load_placeholders(admin, store, topics, tidy=not profile.read_only)
     output.describe(
         topics, as_json, topic_lines_only=args.topics_with_overrides, placeholders=entries
     )
@@ -328,7 +332,7 @@ async def _create(
     ]
     options = placement_options(args, profile)
     as_json = args.output == "json"
-    if options.placement == "broker" or assignment is not None:
+    if options.placement == "broker" and assignment is None:
         results = await admin.create_topics(
             specs,
             timeout_ms=args.timeout_ms,
@@ -375,7 +379,7 @@ async def _alter(
     if not names:
         return _nothing_matched(args)
     requests = [NewPartitions(name, args.partitions, lists) for name in names]
-    if options.placement == "broker" or lists is not None:
+    if options.placement == "broker" and lists is None:
         return await admin.create_partitions(
             requests, timeout_ms=args.timeout_ms, validate_only=args.validate_only
         )

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Literal
 
+from kafka_tui.fields import Field, Remedy
 from kafka_tui.planning.balance import Balancer, PartitionChoice
 
 Mode = Literal["disabled", "enabled", "enabled_prefer_observed"]
@@ -83,6 +84,7 @@ class Placement:
     under_replicated: tuple[int, ...]
     error: str | None = None  # Kafka error name when refused; the assignment is then empty
     message: str = ""  # the refusal reason, or a summary of the under-replication
+    remedies: tuple[Remedy, ...] = ()  # what would let a refused request through
 
 
 @dataclass
@@ -161,7 +163,7 @@ def place(
     for request in requests:
         refusal = _refusal(request, live, offline, mode)
         if refusal is not None:
-            results.append(Placement(request.topic, (), (), (), refusal[0], refusal[1]))
+            results.append(Placement(request.topic, (), (), (), *refusal))
             continue
         choices = balancer.place_topic(
             request.partitions,
@@ -213,54 +215,83 @@ def _rack_order(rack: str | None) -> tuple[bool, str]:
     return (rack is not None, rack or "")
 
 
+MINIMUM_WORDS = "(the larger of the minimum required replication factor and min.insync.replicas)"
+
+
 def _refusal(
     request: Request, live: Sequence[int], offline: Sequence[int], mode: Mode
-) -> tuple[str, str] | None:
+) -> tuple[str, str, tuple[Remedy, ...]] | None:
     factor = request.replication_factor
     if request.partitions < 1:
-        return INVALID_PARTITIONS, (
-            f"The number of partitions must be at least 1, not {request.partitions}."
+        return (
+            INVALID_PARTITIONS,
+            (f"The number of partitions must be at least 1, not {request.partitions}."),
+            (),
         )
     if factor < 1:
-        return INVALID_REPLICATION_FACTOR, (
-            f"The replication factor must be at least 1, not {factor}."
+        return (
+            INVALID_REPLICATION_FACTOR,
+            (f"The replication factor must be at least 1, not {factor}."),
+            (),
         )
     if request.partitions * factor > MAX_PLACED_REPLICAS:
-        return INVALID_PARTITIONS, (
-            f"{request.partitions:,} partitions x replication factor {factor} is "
-            f"{request.partitions * factor:,} replicas to place; kafka-tui places at most "
-            f"{MAX_PLACED_REPLICAS:,} for one topic, more than either kind of cluster "
-            "takes in one topic by default (KRaft: 10,000 metadata records per request; "
-            "ZooKeeper mode: the topic's assignment in one znode of 1 MB). Check the counts."
+        return (
+            INVALID_PARTITIONS,
+            (
+                f"{request.partitions:,} partitions x replication factor {factor} is "
+                f"{request.partitions * factor:,} replicas to place; kafka-tui places at most "
+                f"{MAX_PLACED_REPLICAS:,} for one topic, more than either kind of cluster "
+                "takes in one topic by default (KRaft: 10,000 metadata records per request; "
+                "ZooKeeper mode: the topic's assignment in one znode of 1 MB). Check the counts."
+            ),
+            (),
         )
     if not live:
         known = f" ({_offline_phrase(offline)})" if offline else ""
-        return INVALID_REPLICATION_FACTOR, (
-            f"No broker is live{known}: a partition's leader must be a live broker."
+        return (
+            INVALID_REPLICATION_FACTOR,
+            (f"No broker is live{known}: a partition's leader must be a live broker."),
+            (),
         )
     if mode == "disabled":
         if factor <= len(live):
             return None
         why = f" ({_offline_phrase(offline)})" if offline else ""
-        return INVALID_REPLICATION_FACTOR, (
+        return (
+            INVALID_REPLICATION_FACTOR,
             f"Replication factor {factor} needs {factor} live brokers, but only "
-            f"{_count(len(live), 'is', 'are')} live{why}. Pass --under-replicated enabled "
-            f"(or --min-required-replication-factor {len(live)}) to create it under-replicated."
+            f"{_count(len(live), 'is', 'are')} live{why}.",
+            (under_replicated_remedy(len(live)),),
         )
     needed = max(1, request.min_live_replicas)
-    minimum = "(the larger of --min-required-replication-factor and min.insync.replicas)"
     if needed > factor:
-        return INVALID_REPLICATION_FACTOR, (
-            f"Replication factor {factor} cannot keep {needed} replicas on live brokers "
-            f"{minimum}: lower that minimum or raise the replication factor."
+        return (
+            INVALID_REPLICATION_FACTOR,
+            (
+                f"Replication factor {factor} cannot keep {needed} replicas on live brokers "
+                f"{MINIMUM_WORDS}: lower that minimum or raise the replication factor."
+            ),
+            (),
         )
     if len(live) < needed:
-        return INVALID_REPLICATION_FACTOR, (
-            f"Replication factor {factor} needs at least {needed} replicas on live brokers "
-            f"{minimum}, but only {_count(len(live), 'broker is', 'brokers are')} live: "
-            f"{', '.join(map(str, live))}."
+        return (
+            INVALID_REPLICATION_FACTOR,
+            (
+                f"Replication factor {factor} needs at least {needed} replicas on live brokers "
+                f"{MINIMUM_WORDS}, but only {_count(len(live), 'broker is', 'brokers are')} live: "
+                f"{', '.join(map(str, live))}."
+            ),
+            (),
         )
     return None
+
+
+def under_replicated_remedy(live: int, purpose: str = "to create it under-replicated") -> Remedy:
+    """An enabled mode, or a minimum of live replicas (which implies it)."""
+    return Remedy(
+        ((Field.UNDER_REPLICATED_MODE, "enabled"), (Field.MIN_REQUIRED_RF, str(max(1, live)))),
+        purpose,
+    )
 
 
 def _placement(

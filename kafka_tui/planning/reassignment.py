@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from kafka_tui.fields import Field, Remedy
 from kafka_tui.planning.placement import (
     INVALID_REPLICATION_FACTOR,
     Broker,
@@ -66,6 +67,7 @@ class TopicPlan:
     moves: tuple[Move, ...] = ()
     error: str | None = None  # Kafka error name when refused; `moves` is then empty
     message: str = ""  # the refusal, or a note (e.g. targets that are offline)
+    remedies: tuple[Remedy, ...] = ()  # what would let a refused plan through
 
 
 class _Counts:
@@ -154,7 +156,7 @@ def change_replication_factor(
 ) -> list[TopicPlan]:
     """One plan per topic, in order; each accepted plan's replicas count for the next.
 
-    `min_live`: max(--min-required-replication-factor, min.insync.replicas): no partition may
+    `min_live`: max(the minimum required RF, min.insync.replicas): no partition may
     end with fewer replicas, nor (enabled modes) with fewer on live brokers.
     `live_only`: ZooKeeper mode, where every added replica must be on a live broker.
     """
@@ -210,9 +212,12 @@ def _rf_refusal(
     mode: Mode,
     live_only: bool,
 ) -> TopicPlan | None:
-    def refuse(text: str) -> TopicPlan:
+    def refuse(text: str, *remedies: Remedy) -> TopicPlan:
         return TopicPlan(
-            topic, error=INVALID_REPLICATION_FACTOR, message=f"Topic '{topic}': {text}"
+            topic,
+            error=INVALID_REPLICATION_FACTOR,
+            message=f"Topic '{topic}': {text}",
+            remedies=remedies,
         )
 
     if factor < 1:
@@ -220,8 +225,8 @@ def _rf_refusal(
     if factor < min_live:
         return refuse(
             f"replication factor {factor} is below the {min_live} replicas that must stay in "
-            "sync (the larger of min.insync.replicas and --min-required-replication-factor): "
-            "producers with acks=all would fail."
+            "sync (the larger of min.insync.replicas and the minimum required replication "
+            "factor): producers with acks=all would fail."
         )
     if factor <= len(allowed):
         return None
@@ -234,8 +239,11 @@ def _rf_refusal(
     if mode == "disabled":
         return refuse(
             f"replication factor {factor} needs {factor} live brokers, but only {live} "
-            f"{'is' if live == 1 else 'are'} live{_offline_note(brokers)}. Pass "
-            "--under-replicated enabled to place replicas on observed offline brokers too."
+            f"{'is' if live == 1 else 'are'} live{_offline_note(brokers)}.",
+            Remedy(
+                ((Field.UNDER_REPLICATED_MODE, "enabled"),),
+                "to place replicas on observed offline brokers too",
+            ),
         )
     return refuse(
         f"replication factor {factor} needs {factor} brokers, but the cluster has "

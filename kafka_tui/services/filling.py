@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..admin import KafkaAdmin, audit
 from ..admin.moves import PartitionMove
-from ..admin.placeholders import PlaceholderEntry, PlaceholderStore
+from ..admin.placeholders import PlaceholderStore
 from ..planning.filling import OpenSlot, choose_fills
 from .placing import Snapshot, take_snapshot
 
@@ -40,30 +40,19 @@ class FillResult:
         }
 
 
-def open_slots(snapshot: Snapshot) -> tuple[list[OpenSlot], dict[str, PlaceholderEntry]]:
-    """The placeholders still missing, and the entries corrected for slots already filled."""
-    slots: list[OpenSlot] = []
-    corrected: dict[str, PlaceholderEntry] = {}
-    for name, entry in sorted(snapshot.placeholders.items()):
-        topic = snapshot.topics[name]
-        current = {p.partition: p.replicas for p in topic.partitions}
-        kept = {}
-        for partition, missing in sorted(entry.slots.items()):
-            have = len(current.get(partition, []))
-            still = sorted(missing, key=lambda s: -s.slot)[
-                : max(0, entry.replication_factor - have)
-            ]
-            if still:
-                kept[partition] = still
-                slots += [OpenSlot(name, partition, s.slot, s.rack) for s in still]
-        if kept != entry.slots:
-            corrected[name] = PlaceholderEntry(name, entry.topic_id, entry.replication_factor, kept)
-    return slots, corrected
+def open_slots(snapshot: Snapshot) -> list[OpenSlot]:
+    """The placeholders still missing (the snapshot's records are reconciled already)."""
+    return [
+        OpenSlot(name, partition, s.slot, s.rack)
+        for name, entry in sorted(snapshot.placeholders.items())
+        for partition, missing in sorted(entry.slots.items())
+        for s in missing
+    ]
 
 
 def placeholder_rows(snapshot: Snapshot) -> list[dict[str, object]]:
     """`placeholders list`: one row per partition that still misses replicas."""
-    slots, _ = open_slots(snapshot)
+    slots = open_slots(snapshot)
     rows: dict[tuple[str, int], dict[str, object]] = {}
     for s in slots:
         partition = next(
@@ -92,8 +81,9 @@ async def fill_placeholders(
     timeout_ms: int = 300_000,
 ) -> list[FillResult]:
     snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
-    slots, corrected = open_slots(snapshot)
-    entries = {**snapshot.placeholders, **corrected}
+    slots = open_slots(snapshot)
+    entries = dict(snapshot.placeholders)
+    corrected = {e.topic: e for e in snapshot.stale_records}
     replicas = {
         (t, p.partition): p.replicas
         for t in {s.topic for s in slots}

@@ -9,6 +9,7 @@ sees a broker), when the profile names ZooKeeper; otherwise only the live broker
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
@@ -21,10 +22,15 @@ from ..admin import (
     TopicSpec,
     audit,
 )
+from ..admin.connection import poll_until
+from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore, Slot
+from ..fields import Field, FieldError
+from .records import current_entries
 
 if TYPE_CHECKING:
     from ..admin.zookeeper import ZooKeeperExtras
+from ..planning.explicit import INVALID_REPLICA_ASSIGNMENT, check_assignment
 from ..planning.placement import (
     INVALID_REPLICATION_FACTOR,
     MODES,
@@ -48,10 +54,6 @@ def zookeeper_extras(connect: str) -> ZooKeeperExtras:
     return ZooKeeperExtras(connect)
 
 
-class PlacementOptionError(ValueError):
-    """The mode, minimum and placement options do not go together."""
-
-
 @dataclass(frozen=True)
 class PlacementOptions:
     mode: Mode = "disabled"
@@ -62,21 +64,34 @@ class PlacementOptions:
     def of(
         cls, mode: str | None, min_required: int | None, placement: str | None
     ) -> PlacementOptions:
-        """From flags/profile: a minimum given alone implies `enabled` (KIP-409's CLI)."""
+        """The one check of KIP-409's options. `mode` None: not chosen, and a minimum given
+        alone then implies `enabled` (KIP-409's CLI); the disabled mode chosen with a minimum
+        is a conflict (the minimum would be ignored), not a silent choice."""
         chosen = mode or ("enabled" if min_required is not None else "disabled")
         if chosen not in MODES:
-            raise PlacementOptionError(
-                f"--under-replicated must be one of {', '.join(MODES)} (got '{chosen}')"
+            raise FieldError(
+                Field.UNDER_REPLICATED_MODE,
+                f"must be one of {', '.join(MODES)} (got '{chosen}')",
             )
         if min_required is not None and min_required < 1:
-            raise PlacementOptionError("--min-required-replication-factor must be at least 1")
+            raise FieldError(Field.MIN_REQUIRED_RF, "must be at least 1")
+        if min_required is not None and chosen == "disabled":
+            raise FieldError(
+                Field.MIN_REQUIRED_RF,
+                f"{min_required} applies to the enabled modes only; the mode chosen is "
+                "disabled (every replica on a live broker), which would ignore it. Choose an "
+                "enabled mode, or leave the minimum out",
+                conflict=(Field.UNDER_REPLICATED_MODE, "disabled"),
+            )
         where = placement or "client"
         if where not in ("client", "broker"):
-            raise PlacementOptionError("--placement must be 'client' or 'broker'")
+            raise FieldError(Field.PLACEMENT, "must be 'client' or 'broker'")
         if where == "broker" and chosen != "disabled":
-            raise PlacementOptionError(
-                "--placement broker leaves placement to Kafka, which knows nothing of KIP-409: "
-                f"it works only with --under-replicated disabled (got {chosen})"
+            raise FieldError(
+                Field.PLACEMENT,
+                "broker leaves placement to Kafka, which knows nothing of KIP-409: it works "
+                f"only with the disabled mode (got {chosen})",
+                conflict=(Field.UNDER_REPLICATED_MODE, chosen),
             )
         return cls(chosen, min_required, where)  # type: ignore[arg-type]
 
@@ -91,6 +106,11 @@ class Snapshot:
     defaults: dict[str, str | None]
     placeholders: dict[str, PlaceholderEntry] = field(default_factory=dict)
     kraft: bool = True  # KRaft lists fenced brokers; ZooKeeper mode only live ones
+    # Stored records that no longer match the partitions (filled by another tool): as they
+    # should be stored, for a change to write (`tidy_records`).
+    stale_records: list[PlaceholderEntry] = field(default_factory=list)
+    # Where each broker is known from (`observed_brokers`, "replica lists").
+    sources: dict[int, str] = field(default_factory=dict)
 
     @property
     def live(self) -> list[int]:
@@ -105,16 +125,46 @@ class Snapshot:
         return int(value) if value and value.lstrip("-").isdigit() else fallback
 
 
-async def observed_brokers(admin: KafkaAdmin, zookeeper: str | None) -> tuple[list[Broker], bool]:
-    """(brokers live and observed-offline, whether the cluster is KRaft)."""
+async def observed_brokers(
+    admin: KafkaAdmin, zookeeper: str | None
+) -> tuple[list[Broker], bool, dict[int, str]]:
+    """(brokers live and observed-offline, whether the cluster is KRaft, where each is known
+    from: "registered" (KRaft), "live", "recorded" (ZooKeeper's /brokers/observed_ids))."""
     info = await admin.describe_cluster()
     if info.lists_fenced_brokers or not zookeeper:
         brokers = [Broker(b.id, b.rack, not b.fenced) for b in info.brokers]
-        return brokers, info.lists_fenced_brokers
+        source = "registered" if info.lists_fenced_brokers else "live"
+        return brokers, info.lists_fenced_brokers, {b.id: source for b in brokers}
     async with zookeeper_extras(zookeeper) as zk:
         await zk.record_observed()
         observed = await zk.observed_brokers()
-    return [Broker(o.id, o.rack, o.live) for o in observed], False
+    return (
+        [Broker(o.id, o.rack, o.live) for o in observed],
+        False,
+        {o.id: o.source for o in observed},
+    )
+
+
+async def _named_by_replicas(
+    brokers: list[Broker],
+    sources: dict[int, str],
+    topics: Mapping[str, TopicDescription],
+    zookeeper: str | None,
+) -> list[Broker]:
+    """ZooKeeper mode: a broker id a topic's replicas name belonged to the cluster, even if
+    kafka-tui never saw it live; it is observed (offline), and recorded in ZooKeeper on first
+    sight. KRaft names only registered brokers, which DescribeCluster lists already."""
+    known = {b.id for b in brokers}
+    named = sorted(
+        {r for t in topics.values() for p in t.partitions for r in p.replicas if r >= 0} - known
+    )
+    if not named:
+        return brokers
+    if zookeeper:
+        async with zookeeper_extras(zookeeper) as zk:
+            await zk.record_from_replicas(named)
+    sources.update(dict.fromkeys(named, "replica lists"))
+    return sorted([*brokers, *(Broker(b, None, False) for b in named)], key=lambda b: b.id)
 
 
 async def take_snapshot(
@@ -132,24 +182,24 @@ async def take_snapshot(
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
     # The reads at once: the brokers, the topics, and (unless not needed) the defaults of the
     # broker reads go to (a live one: the client's metadata lists live brokers only).
-    (brokers, kraft), listed, read = await asyncio.gather(
+    (brokers, kraft, sources), listed, read = await asyncio.gather(
         observed_brokers(admin, zookeeper),
         admin.list_topics(consistent_for=wanted),
         admin.broker_configs(None, _DEFAULT_KEYS) if defaults else _no_defaults(),
     )
     topics = {t.name: t for t in listed}
+    if not kraft:
+        brokers = await _named_by_replicas(brokers, sources, topics, zookeeper)
     load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
     entries: dict[str, PlaceholderEntry] = {}
+    stale: list[PlaceholderEntry] = []
     # Records matter only for topics that exist: a create of new topics reads none (a
     # consumer's start saved, and a create does not depend on the store being readable).
     touched = current is None or any(name in topics for name in current)
     if store is not None and store.topic in topics and touched:
-        entries = {
-            name: e
-            for name, e in (await store.load(len(topics[store.topic].partitions))).items()
-            if name in topics and e.topic_id in (None, topics[name].topic_id)
-        }
-    return Snapshot(brokers, load, topics, read, entries, kraft)
+        stored = await store.load(len(topics[store.topic].partitions))
+        entries, stale = current_entries(stored, topics)
+    return Snapshot(brokers, load, topics, read, entries, kraft, stale, sources)
 
 
 async def _no_defaults() -> dict[str, str | None]:
@@ -163,7 +213,10 @@ def needs_defaults(specs: Sequence[TopicSpec], options: PlacementOptions) -> boo
     (2-14 ms at the broker, on the way to the request)."""
     if options.placement != "client" or options.mode != "disabled":
         return True
-    return any(s.partitions is None or s.replication_factor is None for s in specs)
+    return any(
+        s.assignment is None and (s.partitions is None or s.replication_factor is None)
+        for s in specs
+    )
 
 
 # -- creates ---------------------------------------------------------------------------------
@@ -193,19 +246,30 @@ def _min_live(options: PlacementOptions, min_isr: int) -> int:
 
 
 def _refused(topic: str, placement: Placement) -> TopicResult:
-    return TopicResult(topic, ok=False, error=placement.error, message=placement.message)
+    return TopicResult(
+        topic,
+        ok=False,
+        error=placement.error,
+        message=placement.message,
+        remedies=placement.remedies,
+    )
 
 
 def plan_creates(
     snapshot: Snapshot, specs: list[TopicSpec], options: PlacementOptions
 ) -> list[Planned]:
+    min_isr = snapshot.default_int("min.insync.replicas", 1)
     if options.placement != "client":
-        return [Planned(s.name, spec=s) for s in specs]
+        return [
+            Planned(s.name, spec=s)
+            if s.assignment is None
+            else _given(snapshot, s, options, _min_isr_of(s, min_isr))
+            for s in specs
+        ]
     # Built without dataclasses.replace and with the defaults read once: for a 2,000-topic
     # create this wrapper around `place` cost ~10 ms, a third of the placer's own time.
     partitions = snapshot.default_int("num.partitions", 1)
     rf = snapshot.default_int("default.replication.factor", 1)
-    min_isr = snapshot.default_int("min.insync.replicas", 1)
     placed = [s for s in specs if s.assignment is None]
     requests = [
         Request(
@@ -220,7 +284,7 @@ def plan_creates(
     planned = []
     for s in specs:
         if s.assignment is not None:
-            planned.append(Planned(s.name, spec=s))
+            planned.append(_given(snapshot, s, options, _min_isr_of(s, min_isr)))
             continue
         p = next(placements)
         if p.error:
@@ -233,6 +297,20 @@ def plan_creates(
         # Positional: keywords cost ~2 ms per 2,000 topics.
         planned.append(Planned(s.name, TopicSpec(s.name, None, None, lists, s.configs), None, p))
     return planned
+
+
+def _given(snapshot: Snapshot, spec: TopicSpec, options: PlacementOptions, min_isr: int) -> Planned:
+    """An assignment the operator gave, held to the mode like a placed one (explicit.py);
+    its placeholders are recorded, not sent."""
+    assert spec.assignment is not None
+    lists = [spec.assignment[i] for i in sorted(spec.assignment)]
+    p = check_assignment(
+        snapshot.brokers, spec.name, lists, options.mode, _min_live(options, min_isr)
+    )
+    if p.error:
+        return Planned(spec.name, placement=p, refusal=_refused(spec.name, p))
+    sent = {i: [r for r in rs if r >= 0] for i, rs in enumerate(p.assignment)}
+    return Planned(spec.name, TopicSpec(spec.name, None, None, sent, spec.configs), None, p)
 
 
 async def min_insync_replicas(admin: KafkaAdmin, topics: Sequence[str]) -> dict[str, int]:
@@ -320,7 +398,7 @@ async def create_topics(
     options: PlacementOptions,
     store: PlaceholderStore,
     *,
-    timeout_ms: int = 30_000,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
     validate_only: bool = False,
     topic_ids: bool = True,
     while_waiting: Callable[[Iterable[TopicResult]], None] | None = None,
@@ -400,43 +478,46 @@ def plan_grows(
     options: PlacementOptions,
     min_isr: dict[str, int],
 ) -> list[Planned]:
+    """A grow places as many replicas per new partition as the topic has in Kafka (Kafka
+    needs as many), and, for a topic created under-replicated, adds placeholders up to the
+    replication factor intended (its record); an assignment the operator gave is held to
+    the mode (explicit.py)."""
     placed: list[tuple[int, Request]] = []
     plans: list[Planned | None] = []
     for i, r in enumerate(requests):
         topic = snapshot.topics.get(r.topic)
-        if (
-            topic is None
-            or r.assignment is not None
-            or options.placement == "broker"
-            or r.total <= len(topic.partitions)
-        ):
-            plans.append(Planned(r.topic, grow=r))  # Kafka or the user decides, or refuses
+        if topic is None or r.total <= len(topic.partitions):
+            plans.append(Planned(r.topic, grow=r))  # Kafka refuses it, in its own words
             continue
-        entry = snapshot.placeholders.get(r.topic)
-        intended = entry.replication_factor if entry else topic.replication_factor
+        min_live = _min_live(options, min_isr.get(r.topic, 1))
+        if r.assignment is not None:
+            plans.append(_given_grow(snapshot, r, options, min_live))
+            continue
+        if options.placement == "broker":
+            plans.append(Planned(r.topic, grow=r))
+            continue
         placed.append(
             (
                 i,
                 Request(
                     r.topic,
                     r.total - len(topic.partitions),
-                    intended,
-                    _min_live(options, min_isr.get(r.topic, 1)),
+                    topic.replication_factor,
+                    min_live,
                     tuple(tuple(p.replicas) for p in topic.partitions),
                 ),
             )
         )
         plans.append(None)
     placements = place(snapshot.brokers, snapshot.load, [q for _, q in placed], options.mode)
-    offline = set(snapshot.offline)
-    for (i, _), p in zip(placed, placements, strict=True):
+    for (i, q), p in zip(placed, placements, strict=True):
         r = requests[i]
         if p.error:
             plans[i] = Planned(r.topic, placement=p, refusal=_refused(r.topic, p))
             continue
-        lists = [[b for b in replicas if b >= 0] for replicas in p.assignment]
-        have = snapshot.topics[r.topic].replication_factor
-        if any(len(x) != have for x in lists):
+        have = q.replication_factor
+        placeable = min(sum(1 for b in x if b >= 0) for x in p.assignment)
+        if placeable < have:
             plans[i] = Planned(
                 r.topic,
                 placement=p,
@@ -444,23 +525,81 @@ def plan_grows(
                     r.topic,
                     ok=False,
                     error=INVALID_REPLICATION_FACTOR,
-                    message=f"Topic '{r.topic}' has {have} replicas per partition, and Kafka "
-                    f"needs as many for each new partition; only {len(lists[0])} brokers can "
-                    f"take them ({len(snapshot.brokers)} observed). Add brokers, or fill the "
-                    "placeholders first.",
+                    message=f"Topic '{r.topic}' has {have} replicas per partition in Kafka, "
+                    "and Kafka needs as many in each new partition; only "
+                    f"{placeable} broker(s) can take one ({len(snapshot.brokers)} known). "
+                    "Add brokers first.",
                 ),
             )
             continue
-        # ZooKeeper-mode CreatePartitions refuses ids not in /brokers/ids; Kafka's own
-        # AdminZkClient.addPartitions writes the znode instead, and so does kafka-tui.
-        on_offline = bool(offline & {b for x in lists for b in x})
-        plans[i] = Planned(
-            r.topic,
-            grow=replace(r, assignment=lists),
-            placement=p,
-            via_zookeeper=on_offline and not snapshot.kraft,
-        )
+        entry = snapshot.placeholders.get(r.topic)
+        intended = entry.replication_factor if entry else have
+        if intended > have:
+            p = _toward_intended(snapshot, p, intended, have)
+        plans[i] = _grow_of(snapshot, r, p)
     return [p for p in plans if p is not None]
+
+
+def _toward_intended(snapshot: Snapshot, p: Placement, intended: int, have: int) -> Placement:
+    """The placed partitions with a placeholder for each replica the intended replication
+    factor has beyond Kafka's: the new partitions match the topic's others."""
+    extended = [[*x, *range(-1, -(intended - have) - 1, -1)] for x in p.assignment]
+    # The placement obeyed the mode already; only the placeholders are added here.
+    grown = check_assignment(snapshot.brokers, p.topic, extended, "enabled", kafka_replicas=have)
+    missing = intended - have
+    note = (
+        f"The new partitions get {have} replicas like the topic's others (Kafka needs as "
+        f"many), and {missing} placeholder{'s' * (missing > 1)} each toward the replication "
+        f"factor {intended} it was created with, filled as brokers join."
+    )
+    return replace(grown, message=f"{note} {grown.message}".strip())
+
+
+def _given_grow(
+    snapshot: Snapshot, r: NewPartitions, options: PlacementOptions, min_live: int
+) -> Planned:
+    """New partitions' replicas the operator gave (placeholders allowed in enabled modes)."""
+    assert r.assignment is not None
+    topic = snapshot.topics[r.topic]
+    new = r.total - len(topic.partitions)
+    if len(r.assignment) != new:
+        return Planned(
+            r.topic,
+            refusal=TopicResult(
+                r.topic,
+                ok=False,
+                error=INVALID_REPLICA_ASSIGNMENT,
+                message=f"Topic '{r.topic}' grows from {len(topic.partitions)} to {r.total} "
+                f"partitions: give {new} replica list(s), one per new partition, not "
+                f"{len(r.assignment)}.",
+            ),
+        )
+    entry = snapshot.placeholders.get(r.topic)
+    p = check_assignment(
+        snapshot.brokers,
+        r.topic,
+        r.assignment,
+        options.mode,
+        min_live,
+        kafka_replicas=topic.replication_factor,
+        intended=entry.replication_factor if entry else None,
+    )
+    if p.error:
+        return Planned(r.topic, placement=p, refusal=_refused(r.topic, p))
+    return _grow_of(snapshot, r, p)
+
+
+def _grow_of(snapshot: Snapshot, r: NewPartitions, p: Placement) -> Planned:
+    lists = [[b for b in replicas if b >= 0] for replicas in p.assignment]
+    # ZooKeeper-mode CreatePartitions refuses ids not in /brokers/ids; Kafka's own
+    # AdminZkClient.addPartitions writes the znode instead, and so does kafka-tui.
+    on_offline = bool(set(snapshot.offline) & {b for x in lists for b in x})
+    return Planned(
+        r.topic,
+        grow=replace(r, assignment=lists),
+        placement=p,
+        via_zookeeper=on_offline and not snapshot.kraft,
+    )
 
 
 async def grow_partitions(
@@ -471,7 +610,7 @@ async def grow_partitions(
     store: PlaceholderStore,
     *,
     zookeeper: str | None = None,
-    timeout_ms: int = 30_000,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
     validate_only: bool = False,
 ) -> list[TopicResult]:
     names = [r.topic for r in requests if r.topic in snapshot.topics]
@@ -492,7 +631,9 @@ async def grow_partitions(
         if p.refusal is not None:
             results.append(p.refusal)
         elif p.via_zookeeper:
-            results.append(await grow_in_zookeeper(admin, snapshot, p, zookeeper, validate_only))
+            results.append(
+                await grow_in_zookeeper(admin, snapshot, p, zookeeper, validate_only, timeout_ms)
+            )
         else:
             results.append(decorate(next(sent), p, validate_only))
     if not validate_only:
@@ -507,6 +648,7 @@ async def grow_in_zookeeper(
     plan: Planned,
     zookeeper: str | None,
     validate_only: bool,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> TopicResult:
     assert plan.grow is not None and plan.grow.assignment is not None
     topic, total = plan.grow.topic, plan.grow.total
@@ -534,6 +676,7 @@ async def grow_in_zookeeper(
     if not validate_only:
         current = len(snapshot.topics[topic].partitions)
         new = {current + i: lists for i, lists in enumerate(plan.grow.assignment)}
+        deadline = time.monotonic() + timeout_ms / 1000
         async with zookeeper_extras(zookeeper) as zk:
             await audit.audited(
                 admin,
@@ -542,5 +685,35 @@ async def grow_in_zookeeper(
                 {"partitions": total, "assignment": True, "via": "zookeeper"},
                 zk.add_partitions(topic, new),
             )
-        admin.expect_partitions(topic, total)
+            admin.expect_partitions(topic, total)
+            # KIP-4's rule holds here too: the result is the controller's work done, every
+            # new partition with a leader (its state znode), not the znode written.
+            leaderless = await _wait_for_leaders(zk, topic, sorted(new), deadline)
+        if leaderless:
+            return TopicResult(
+                topic,
+                ok=False,
+                error="REQUEST_TIMED_OUT",
+                message=f"Topic '{topic}': the new partitions were written to ZooKeeper, but "
+                f"partition(s) {', '.join(map(str, leaderless))} had no leader within "
+                f"{timeout_ms / 1000:g}s. They may still be created later — check again "
+                "(describe the topic).",
+            )
     return decorate(result, plan, validate_only)
+
+
+async def _wait_for_leaders(
+    zk: ZooKeeperExtras, topic: str, partitions: list[int], deadline: float
+) -> list[int]:
+    """Poll the partitions' state znodes until each has a leader; those still without one
+    when `deadline` (monotonic) passes."""
+    waiting = list(partitions)
+
+    async def led() -> bool | None:
+        nonlocal waiting
+        leaders = await zk.leaders_of(topic, waiting)
+        waiting = [p for p in waiting if leaders.get(p, -1) < 0]
+        return True if not waiting else None
+
+    await poll_until(led, deadline, first_delay=0.1)
+    return waiting

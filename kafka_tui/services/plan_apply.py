@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..admin import KafkaAdmin, NewPartitions, TopicResult, TopicSpec, audit
+from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..planning.placement import Placement
 from . import placing
@@ -55,7 +56,7 @@ async def apply_document(
     zookeeper: str | None,
     document: dict[str, Any],
     batch_size: int = 500,
-    timeout_ms: int = 30_000,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
     advance: Callable[[int], object] = lambda done: None,
 ) -> list[TopicResult]:
     """Send the document's assignments; one result per topic entry, in order. `advance(n)`

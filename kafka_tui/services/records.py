@@ -8,23 +8,58 @@ the placer and its records (~15 ms of a command's start).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Mapping
 
 from ..admin import AdminError, KafkaAdmin, TopicDescription, TopicResult
+from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore
 
 
+def current_entries(
+    stored: Mapping[str, PlaceholderEntry], topics: Mapping[str, TopicDescription]
+) -> tuple[dict[str, PlaceholderEntry], list[PlaceholderEntry]]:
+    """The records that still hold: of topics that exist (the same topic id: not one deleted
+    and created again), reconciled with the partitions' real replicas (a slot filled by any
+    tool is gone), and not fully filled. Second: the stored records that reconciling
+    changed, as they should be stored now (without slots: to be removed)."""
+    entries = {}
+    stale = []
+    for name, stored_entry in stored.items():
+        topic = topics.get(name)
+        if topic is None or stored_entry.topic_id not in (None, topic.topic_id):
+            continue
+        e = stored_entry.reconciled({p.partition: len(p.replicas) for p in topic.partitions})
+        if e is not stored_entry:
+            stale.append(e)
+        if e.slots:
+            entries[name] = e
+    return entries, stale
+
+
 async def load_placeholders(
-    admin: KafkaAdmin, store: PlaceholderStore, topics: list[TopicDescription]
+    admin: KafkaAdmin,
+    store: PlaceholderStore,
+    topics: list[TopicDescription],
+    *,
+    tidy: bool = False,
 ) -> dict[str, dict[int, list[int]]]:
-    """topic -> partition -> placeholder slots (-1, ...), for the topics shown; {} when the
-    placeholder topic does not exist (nothing was ever created under-replicated)."""
+    """topic -> partition -> placeholder slots (-1, ...), for the topics shown, reconciled
+    with their partitions' real replicas; {} when the placeholder topic does not exist
+    (nothing was ever created under-replicated). `tidy`: also store the records as they
+    reconcile (a slot filled by another tool removed), where the profile may write; a
+    failed write changes nothing of the answer."""
     if not topics:
         return {}
-    ids = {t.name: t.topic_id for t in topics}
+    entries, stale = current_entries(
+        await stored_placeholders(admin, store), {t.name: t for t in topics}
+    )
+    if tidy and stale:
+        with contextlib.suppress(AdminError):
+            await store.write(stale)
     return {
         name: {p: [s.slot for s in slots] for p, slots in e.slots.items()}
-        for name, e in (await stored_placeholders(admin, store)).items()
-        if name in ids and e.topic_id in (None, ids[name])
+        for name, e in entries.items()
     }
 
 
@@ -57,7 +92,7 @@ async def delete_topics(
     store: PlaceholderStore | None,
     names: list[str],
     *,
-    timeout_ms: int = 30_000,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> tuple[list[TopicResult], str | None]:
     """Delete `names` and, with a `store`, the deleted topics' placeholder records (read
     while the deletion runs: it does not change them). The CLI and the TUI both delete so.

@@ -42,7 +42,7 @@ NO_PLACEHOLDERS = PlaceholderState(0, frozenset(), 0)
 
 def placeholder_state(snapshot: Snapshot) -> PlaceholderState:
     """What `fill_placeholders` would find now (the same choice, without the moves)."""
-    slots, _ = open_slots(snapshot)
+    slots = open_slots(snapshot)
     replicas = {
         (t, p.partition): p.replicas
         for t in {s.topic for s in slots}

@@ -112,7 +112,9 @@ class CreateTopicScreen(FormScreen):
             errors["name"] = name_problem.message
         # The other fields are checked with a stand-in name, so each shows its own error.
         problem = (
-            None if errors.keys() - {"name"} else validation.check_spec(replace(spec, name="x"))
+            None
+            if errors.keys() - {"name"}
+            else validation.check_spec(replace(spec, name="x"), lists=False)
         )
         if problem is not None:
             field = ERROR_FIELD.get(problem.name, "assignment")

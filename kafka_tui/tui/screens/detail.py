@@ -93,7 +93,10 @@ class TopicDetailScreen(KafkaScreen):
         self.description = topic = found[0]
         try:
             placeholders = await load_placeholders(
-                self.admin, placeholder_store(self.profile), [topic]
+                self.admin,
+                placeholder_store(self.profile),
+                [topic],
+                tidy=not self.profile.read_only,
             )
         except AdminError as exc:
             self.notify(exc.message, title="Placeholders unknown", severity="warning")

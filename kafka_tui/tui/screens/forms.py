@@ -20,15 +20,16 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicResult
 from ...config import Profile
+from ...fields import FieldError
 from ...planning.placement import MODES, Broker
 from ...services.placing import (
-    PlacementOptionError,
     PlacementOptions,
     Planned,
     Snapshot,
     take_snapshot,
 )
 from ..widgets.tables import PreviewTable
+from ..words import FORM_FIELDS, field_error_words, result_words
 from .base import KafkaScreen, placeholder_store
 from .changes import notify_results
 
@@ -42,20 +43,6 @@ ERROR_FIELD = {
     "INVALID_CONFIG": "configs",
 }
 PLACEMENT_FIELDS = ("mode", "min_required", "placement")
-
-# The placer and the options speak the CLI's flags; the form names its own fields.
-_FLAG_WORDS = (
-    ("Pass --under-replicated enabled", "Choose mode 'enabled'"),
-    ("--min-required-replication-factor", "min required RF"),
-    ("--under-replicated", "mode"),
-    ("--placement", "placement"),
-)
-
-
-def form_words(text: str) -> str:
-    for flag, words in _FLAG_WORDS:
-        text = text.replace(flag, words)
-    return text
 
 
 def whole_number(text: str, field: str, errors: dict[str, str]) -> int | None:
@@ -229,16 +216,8 @@ class FormScreen(KafkaScreen):
                 minimum,
                 str(where),
             )
-        except PlacementOptionError as exc:
-            text = str(exc)
-            field = (
-                "placement"
-                if text.startswith("--placement")
-                else "min_required"
-                if "min-required" in text
-                else "mode"
-            )
-            errors[field] = form_words(text)
+        except FieldError as exc:
+            errors[FORM_FIELDS[exc.field][0]] = field_error_words(exc)
             return None
 
     def refuse(self, planned: Planned, errors: dict[str, str]) -> None:
@@ -246,9 +225,7 @@ class FormScreen(KafkaScreen):
         refusal = planned.refusal
         if refusal is not None:
             field = ERROR_FIELD.get(refusal.error or "", self.REFUSAL_FIELD)
-            errors[field if field in self.FIELDS else self.REFUSAL_FIELD] = form_words(
-                refusal.message
-            )
+            errors[field if field in self.FIELDS else self.REFUSAL_FIELD] = result_words(refusal)
 
     def set_errors(self, errors: dict[str, str]) -> None:
         for field in self.FIELDS:

@@ -103,8 +103,11 @@ class IncreasePartitionsScreen(FormScreen):
         options = self.placement_choice(errors)
         request = NewPartitions(self.topic.name, total or 0, lists)
         if not errors:
+            # Typed lists are held to the mode by the planner (placeholders allowed there).
             problem = validation.check_new_partitions(
-                request, len(self.topic.partitions), self.topic.replication_factor
+                NewPartitions(request.topic, request.total),
+                len(self.topic.partitions),
+                self.topic.replication_factor,
             )
             if problem is not None:
                 field = ERROR_FIELD.get(problem.name, "assignment")

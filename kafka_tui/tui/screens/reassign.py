@@ -33,6 +33,7 @@ from ...services.reassign import (
 )
 from ..widgets.moves import MoveTable
 from ..widgets.styled import ReplicaLegend
+from ..words import remedy_words
 from .base import KafkaScreen
 
 Kind = Literal["factor", "broker"]
@@ -184,7 +185,8 @@ class ReassignScreen(KafkaScreen):
             [plan] = plan_move_off(snapshot, [self.topic], value, self._options)
         table.show(plan.moves, snapshot.offline, self.sizes)
         if plan.error is not None:
-            self._show_summary(f"{plan.error}: {plan.message}", error=True)
+            advice = remedy_words(plan.remedies)
+            self._show_summary(f"{plan.error}: {plan.message} {advice}".rstrip(), error=True)
             return
         self.plan = plan
         self._show_summary(move_summary(plan, self.bytes_to_move(plan), True))
