@@ -97,11 +97,13 @@ class PlaceholderStore:
         self.settings = settings
         self.topic = topic
 
-    def topic_spec(self, live_brokers: int) -> TopicSpec:
+    def topic_spec(self, replication_factor: int) -> TopicSpec:
+        """The record topic: one compacted partition, replicated like the cluster's own
+        internal topics (`offsets.topic.replication.factor`)."""
         return TopicSpec(
             self.topic,
             partitions=1,
-            replication_factor=max(1, min(3, live_brokers)),
+            replication_factor=max(1, replication_factor),
             configs={"cleanup.policy": "compact", "min.insync.replicas": "1"},
         )
 

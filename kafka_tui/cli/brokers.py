@@ -6,18 +6,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
 
 from ..admin import AdminError, KafkaAdmin, ReadOnlyProfile, audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..services import parsing
-from ..services.filling import FillResult, fill_placeholders, placeholder_rows
+from ..services.filling import (
+    FILL_TIMEOUT_MS,
+    PENDING,
+    WATCH_INTERVAL_S,
+    FillResult,
+    fill_placeholders,
+    placeholder_rows,
+    watch_fills,
+)
 from ..services.placing import take_snapshot, zookeeper_extras
 from . import output
 from .topics import zookeeper_of
-
-WATCH_INTERVAL_S = 5.0
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,7 +46,14 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     fill.add_argument(
         "--watch", action="store_true", help="keep filling as brokers join, until interrupted"
     )
-    fill.add_argument("--timeout-ms", type=int, default=300_000, help="wait for the copies")
+    fill.add_argument("--timeout-ms", type=int, default=FILL_TIMEOUT_MS, help="wait for the copies")
+    fill.add_argument(
+        "--interval",
+        type=float,
+        default=WATCH_INTERVAL_S,
+        metavar="SECONDS",
+        help="with --watch: between rounds",
+    )
 
 
 async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> int:
@@ -83,7 +97,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
             output.rows(rows, as_json, ["topic", "partition", "replicas", "placeholders"])
             return 0
         case ("placeholders", "fill"):
-            return await _fill(args, admin, store, zookeeper, as_json)
+            return await _fill(args, profile, admin, store, zookeeper, as_json)
     raise parsing.UsageError(f"unknown action {args.action}")
 
 
@@ -157,35 +171,78 @@ async def _forget(
 
 async def _fill(
     args: argparse.Namespace,
+    profile: Profile,
     admin: KafkaAdmin,
     store: PlaceholderStore,
     zookeeper: str | None,
     as_json: bool,
 ) -> int:
-    results: list[FillResult] = []
-    while True:
-        batch = await fill_placeholders(
-            admin, store, zookeeper=zookeeper, timeout_ms=args.timeout_ms
-        )
-        results += batch
-        if not args.watch:
-            break
-        # Watching: each round is reported as it ends (a JSON line per round), so an
-        # interrupt loses nothing already done.
-        if as_json:
-            print(json.dumps([r.to_json() for r in batch]), flush=True)
-        else:
-            for r in batch:
-                print(r.message if r.ok else f"Error ({r.error}): {r.message}", flush=True)
-        try:
-            await asyncio.sleep(WATCH_INTERVAL_S)
-        except asyncio.CancelledError:
-            break
+    if args.watch:
+        return await _watch(args, profile, store, zookeeper, as_json)
+    results = await fill_placeholders(admin, store, zookeeper=zookeeper, timeout_ms=args.timeout_ms)
     if as_json:
         output.emit_json([r.to_json() for r in results])
     else:
         if not results:
             print("No placeholder to fill.")
-        for r in results:
-            print(r.message if r.ok else f"Error ({r.error}): {r.message}")
-    return 0 if all(r.ok or r.error == "NO_BROKER_AVAILABLE" for r in results) else 1
+        _print_fills(results)
+    return 0 if all(r.ok or r.error in PENDING for r in results) else 1
+
+
+def _print_fills(results: list[FillResult]) -> None:
+    for r in results:
+        print(r.message if r.ok else f"Error ({r.error}): {r.message}", flush=True)
+
+
+async def _watch(
+    args: argparse.Namespace,
+    profile: Profile,
+    store: PlaceholderStore,
+    zookeeper: str | None,
+    as_json: bool,
+) -> int:
+    """Rounds until SIGTERM or Ctrl+C, each printed as it ends (a JSON line per round): an
+    interrupt loses nothing already done. A round that repeats the previous one's outcome
+    is not printed again, so an idle service does not log every few seconds."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    previous: list[dict[str, object]] | None = None
+
+    def on_round(results: list[FillResult]) -> None:
+        nonlocal previous
+        rows = [r.to_json() for r in results]
+        if rows == previous:
+            return
+        previous = rows
+        if as_json:
+            print(json.dumps(rows), flush=True)
+        else:
+            _print_fills(results)
+
+    def on_failure(exc: AdminError) -> None:
+        nonlocal previous
+        previous = None
+        what = {"ok": False, "error": exc.name, "message": f"{exc.message} Retrying."}
+        print(
+            json.dumps(what) if as_json else f"Error ({exc.name}): {exc.message} Retrying.",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        await watch_fills(
+            profile.connection,
+            store,
+            stop,
+            on_round,
+            on_failure,
+            zookeeper=zookeeper,
+            timeout_ms=args.timeout_ms,
+            interval_s=args.interval,
+        )
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+    return 0

@@ -10,14 +10,25 @@ remaining placeholders cleared without another move.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..admin import KafkaAdmin, audit
+from ..admin import AdminError, ConnectionSettings, KafkaAdmin, audit
 from ..admin.moves import PartitionMove
 from ..admin.placeholders import PlaceholderStore
 from ..planning.filling import OpenSlot, choose_fills
 from .placing import Snapshot, take_snapshot
+
+FILL_TIMEOUT_MS = 300_000  # a copy may take minutes: the fill waits for it this long
+WATCH_INTERVAL_S = 5.0  # between the rounds of `watch_fills`
+
+# Outcomes that are not failures: the placeholder waits for a broker, or for another move.
+NO_BROKER_AVAILABLE = "NO_BROKER_AVAILABLE"
+BEING_MOVED = "REASSIGNMENT_IN_PROGRESS"
+PENDING = frozenset({NO_BROKER_AVAILABLE, BEING_MOVED})
 
 
 @dataclass(frozen=True)
@@ -78,7 +89,7 @@ async def fill_placeholders(
     store: PlaceholderStore,
     *,
     zookeeper: str | None = None,
-    timeout_ms: int = 300_000,
+    timeout_ms: int = FILL_TIMEOUT_MS,
 ) -> list[FillResult]:
     snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
     slots = open_slots(snapshot)
@@ -90,17 +101,40 @@ async def fill_placeholders(
         for p in snapshot.topics[t].partitions
     }
     fills = choose_fills(snapshot.brokers, snapshot.load, replicas, slots)
+    # Kafka's own answer is the lease: a partition being reassigned (another watcher's fill,
+    # or another tool) is left alone this round. Two watchers that still race compute the
+    # same target from the same replicas (the choice is deterministic), and a reassignment
+    # replaces a pending one, so a partition never grows past its intended factor.
+    topics = sorted({s.topic for s in slots})
+    moving = (
+        {(r.topic, r.partition) for r in await admin.list_partition_reassignments(topics)}
+        if topics
+        else set()
+    )
     added: dict[tuple[str, int], list[int]] = {}
     results: list[FillResult] = []
     for f in fills:
-        if f.broker is None:
+        if (f.topic, f.partition) in moving:
             results.append(
                 FillResult(
                     f.topic,
                     f.partition,
                     [],
                     ok=False,
-                    error="NO_BROKER_AVAILABLE",
+                    error=BEING_MOVED,
+                    message=f"Topic '{f.topic}' partition {f.partition}: a reassignment (another "
+                    "fill, or another tool) is moving it now; it is looked at again once that "
+                    "ends.",
+                )
+            )
+        elif f.broker is None:
+            results.append(
+                FillResult(
+                    f.topic,
+                    f.partition,
+                    [],
+                    ok=False,
+                    error=NO_BROKER_AVAILABLE,
                     message=f"Topic '{f.topic}' partition {f.partition}: no live broker "
                     "outside the partition can take placeholder "
                     f"{f.slot} yet; it stays until one joins.",
@@ -155,3 +189,45 @@ async def fill_placeholders(
     if corrected:
         await store.write(list(corrected.values()))
     return sorted(results, key=lambda r: (r.topic, r.partition))
+
+
+async def watch_fills(
+    settings: ConnectionSettings,
+    store: PlaceholderStore,
+    stop: asyncio.Event,
+    on_round: Callable[[list[FillResult]], None],
+    on_failure: Callable[[AdminError], None],
+    *,
+    zookeeper: str | None = None,
+    timeout_ms: int = FILL_TIMEOUT_MS,
+    interval_s: float = WATCH_INTERVAL_S,
+) -> None:
+    """Fill rounds until `stop` is set, for kafka-tui run as a service: each round's results
+    go to `on_round`; a round that fails (the cluster unreachable, a broker gone) goes to
+    `on_failure`, and the next round connects afresh. `stop` ends a round in progress at
+    once: a reassignment it started goes on in Kafka, and the next read reconciles the
+    records with it (records.current_entries)."""
+    async with contextlib.AsyncExitStack() as connections:
+        admin: KafkaAdmin | None = None
+        while not stop.is_set():
+            try:
+                if admin is None:
+                    admin = await connections.enter_async_context(KafkaAdmin(settings))
+                work = asyncio.ensure_future(
+                    fill_placeholders(admin, store, zookeeper=zookeeper, timeout_ms=timeout_ms)
+                )
+                stopped = asyncio.ensure_future(stop.wait())
+                await asyncio.wait({work, stopped}, return_when=asyncio.FIRST_COMPLETED)
+                stopped.cancel()
+                if not work.done():
+                    work.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, AdminError):
+                        await work
+                    break
+                on_round(work.result())
+            except AdminError as exc:
+                on_failure(exc)
+                await connections.aclose()  # the next round connects afresh
+                admin = None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), interval_s)

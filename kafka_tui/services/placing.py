@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from ..admin import (
+    AdminError,
     KafkaAdmin,
     NewPartitions,
     TopicDescription,
@@ -383,12 +384,30 @@ def _entries(
     return entries
 
 
-async def ensure_store(admin: KafkaAdmin, store: PlaceholderStore, snapshot: Snapshot) -> None:
+INTERNAL_RF_KEY = "offsets.topic.replication.factor"
+
+
+async def ensure_store(
+    admin: KafkaAdmin, store: PlaceholderStore, snapshot: Snapshot
+) -> list[PlaceholderEntry]:
+    """Create the record topic if it is missing: replicated as the cluster replicates its
+    internal topics, placed like any KIP-409 topic (enabled, one live replica at least;
+    placeholders for what no broker can take). Returns its own placeholder record, if any."""
     if store.topic in snapshot.topics:
-        return
-    created = await admin.create_topics([store.topic_spec(len(snapshot.live))])
-    if not created[0].ok and created[0].error != "TOPIC_ALREADY_EXISTS":
-        raise RuntimeError(created[0].message)
+        return []
+    raw = (await admin.broker_configs(None, [INTERNAL_RF_KEY])).get(INTERNAL_RF_KEY)
+    factor = int(raw) if raw and raw.isdigit() else 3
+    [plan] = plan_creates(snapshot, [store.topic_spec(factor)], PlacementOptions("enabled", 1))
+    if plan.refusal is not None or plan.spec is None:
+        refusal = plan.refusal.message if plan.refusal else ""
+        raise AdminError("PLACEHOLDERS_UNWRITABLE", f"Cannot create '{store.topic}': {refusal}")
+    [created] = await admin.create_topics([plan.spec], placed=True)
+    if not created.ok and created.error != "TOPIC_ALREADY_EXISTS":
+        raise AdminError(
+            "PLACEHOLDERS_UNWRITABLE",
+            f"Cannot create '{store.topic}' for the placeholder records: {created.message}",
+        )
+    return _entries([plan], {store.topic: created}, snapshot) if created.ok else []
 
 
 async def create_topics(
@@ -465,7 +484,7 @@ async def record_placeholders(
         for e in _entries([plan], by_topic, snapshot, (first or {}).get(plan.topic, 0))
     ]
     if entries:
-        await ensure_store(admin, store, snapshot)
+        entries += await ensure_store(admin, store, snapshot)
         await store.write(entries)
 
 
