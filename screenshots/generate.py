@@ -22,7 +22,8 @@ from kafka_tui.admin.placeholders import PlaceholderStore
 from kafka_tui.config import Profile, Settings
 from kafka_tui.devcluster import DevCluster
 from kafka_tui.devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics
-from kafka_tui.services.placing import PlacementOptions, create_topics, take_snapshot
+from kafka_tui.services.placing import PlacementOptions, create_topics
+from kafka_tui.services.snapshot import take_snapshot
 from kafka_tui.tui.app import KafkaTuiApp, make_app
 from kafka_tui.tui.screens.forms import FormScreen
 from kafka_tui.tui.screens.metadata import MetadataScreen

@@ -936,7 +936,7 @@ def check_saved_plan(text: str) -> str | None:
     from kafka_tui.planning import plan_io
     from kafka_tui.planning.placement import Broker, Load
     from kafka_tui.services import plan_apply
-    from kafka_tui.services.placing import Snapshot
+    from kafka_tui.services.snapshot import Snapshot
 
     try:
         document = plan_io.saved_plan("saved.json", text)

@@ -41,8 +41,8 @@ from kafka_tui.admin.protocol import (
     IncrementalAlterConfigsRequest,
     MetadataRequest,
 )
-from kafka_tui.services.placing import take_snapshot
 from kafka_tui.services.plan_apply import apply_document
+from kafka_tui.services.snapshot import take_snapshot
 
 from .conftest import Cluster, record_sends
 from .test_plans import cli

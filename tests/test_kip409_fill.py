@@ -11,7 +11,7 @@ import pytest
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin
 from kafka_tui.admin.placeholders import PlaceholderStore
-from kafka_tui.services.placing import take_snapshot
+from kafka_tui.services.snapshot import take_snapshot
 
 from .conftest import Cluster
 from .test_kip409 import _describe, cli

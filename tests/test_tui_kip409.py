@@ -14,8 +14,9 @@ from textual.widgets import Button, Label, Select, Static
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
 from kafka_tui.admin.placeholders import PlaceholderStore
 from kafka_tui.config import Profile, Settings
-from kafka_tui.services.placing import PlacementOptions, create_topics, take_snapshot
+from kafka_tui.services.placing import PlacementOptions, create_topics
 from kafka_tui.services.records import forget_placeholders, stored_placeholders
+from kafka_tui.services.snapshot import take_snapshot
 from kafka_tui.tui.app import KafkaTuiApp, make_app
 from kafka_tui.tui.screens.brokers import BrokersScreen
 from kafka_tui.tui.screens.changes import DeleteConfirm

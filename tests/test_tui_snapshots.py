@@ -21,7 +21,7 @@ from kafka_tui.admin import (
     TopicDescription,
 )
 from kafka_tui.planning.placement import Broker, Load
-from kafka_tui.services.placing import Snapshot
+from kafka_tui.services.snapshot import Snapshot
 from kafka_tui.tui.screens.changes import DeleteConfirm
 from kafka_tui.tui.screens.create import CreateTopicScreen
 from kafka_tui.tui.widgets.broker_table import BrokerTable

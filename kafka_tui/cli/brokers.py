@@ -22,7 +22,7 @@ from ..services.filling import (
     placeholder_rows,
     watch_fills,
 )
-from ..services.placing import take_snapshot, zookeeper_extras
+from ..services.snapshot import take_snapshot, zookeeper_extras
 from . import output
 from .topics import zookeeper_of
 

@@ -148,11 +148,12 @@ async def _seed_placeholders(bootstrap: str) -> None:
     from ..admin import TopicSpec
     from ..admin.placeholders import PlaceholderStore
     from ..services import placing
+    from ..services.snapshot import take_snapshot
 
     settings = ConnectionSettings(bootstrap)
     store = PlaceholderStore(settings)
     async with KafkaAdmin(settings) as admin:
-        snapshot = await placing.take_snapshot(admin, store=store)
+        snapshot = await take_snapshot(admin, store=store)
         if "audit-log" in snapshot.topics:
             return
         options = placing.PlacementOptions.of("enabled", 1, None)

@@ -34,9 +34,9 @@ from ..planning.plan import (
     prepare,
 )
 from ..services import parsing
-from ..services.placing import Snapshot, take_snapshot
 from ..services.plan_apply import apply_document, broker_differences
 from ..services.plans import cluster_view
+from ..services.snapshot import Snapshot, take_snapshot
 from ..services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from . import output
 from .plan_output import print_summary, progress_bar, stages

@@ -15,8 +15,9 @@ from ..config import Profile
 from ..planning.reassignment import Move
 from ..services import parsing
 from ..services import reassign as service
-from ..services.placing import PlacementOptions, min_insync_replicas, take_snapshot
+from ..services.placing import PlacementOptions
 from ..services.reassign import Outcome, Progress, RunOptions
+from ..services.snapshot import min_insync_replicas, take_snapshot
 from . import output
 from .reassign_flags import add_parsers as add_parsers  # the CLI registers the command here
 from .words import with_remedies

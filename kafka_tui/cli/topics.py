@@ -315,6 +315,7 @@ async def _create(
     args: argparse.Namespace, profile: Profile, admin: KafkaAdmin
 ) -> list[TopicResult]:
     from ..services import placing
+    from ..services.snapshot import take_snapshot
 
     assignment = (
         parsing.replica_assignment(args.replica_assignment) if args.replica_assignment else None
@@ -342,7 +343,7 @@ async def _create(
         )
     else:
         store = PlaceholderStore(profile.connection, profile.placeholders_topic)
-        snapshot = await placing.take_snapshot(
+        snapshot = await take_snapshot(
             admin,
             zookeeper=zookeeper_of(args, profile),
             store=store,
@@ -373,6 +374,9 @@ async def _create(
 async def _alter(
     args: argparse.Namespace, profile: Profile, admin: KafkaAdmin
 ) -> list[TopicResult]:
+    from ..services.growing import grow_partitions
+    from ..services.snapshot import take_snapshot
+
     lists = parsing.replica_lists(args.replica_assignment) if args.replica_assignment else None
     options = placement_options(args, profile)
     names = await _named_topics(args, admin)
@@ -383,12 +387,10 @@ async def _alter(
         return await admin.create_partitions(
             requests, timeout_ms=args.timeout_ms, validate_only=args.validate_only
         )
-    from ..services import placing
-
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     zookeeper = zookeeper_of(args, profile)
-    snapshot = await placing.take_snapshot(admin, zookeeper=zookeeper, store=store, current=names)
-    return await placing.grow_partitions(
+    snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store, current=names)
+    return await grow_partitions(
         admin,
         snapshot,
         requests,

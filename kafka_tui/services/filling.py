@@ -20,7 +20,7 @@ from ..admin import AdminError, ConnectionSettings, KafkaAdmin, audit
 from ..admin.moves import PartitionMove
 from ..admin.placeholders import PlaceholderStore
 from ..planning.filling import OpenSlot, choose_fills
-from .placing import Snapshot, take_snapshot
+from .snapshot import Snapshot, take_snapshot
 
 FILL_TIMEOUT_MS = 300_000  # a copy may take minutes: the fill waits for it this long
 WATCH_INTERVAL_S = 5.0  # between the rounds of `watch_fills`

@@ -13,7 +13,9 @@ from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..planning.placement import Placement
 from . import placing
-from .placing import Planned, Snapshot
+from .growing import grow_in_zookeeper
+from .placing import Planned
+from .snapshot import Snapshot
 
 
 def broker_differences(document: dict[str, Any], snapshot: Snapshot) -> list[str]:
@@ -154,7 +156,7 @@ async def _send(
         for p in batch:
             if p.via_zookeeper:
                 results.append(
-                    await placing.grow_in_zookeeper(admin, snapshot, p, zookeeper, False)
+                    await grow_in_zookeeper(admin, snapshot, p, zookeeper, False, timeout_ms)
                 )
             else:
                 results.append(placing.decorate(next(answers), p, False))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..admin import KafkaAdmin
 from ..planning.plan import ClusterView, ExistingTopic
-from .placing import Snapshot, min_insync_replicas
+from .snapshot import Snapshot, min_insync_replicas
 
 
 async def cluster_view(admin: KafkaAdmin, snapshot: Snapshot, names: list[str]) -> ClusterView:

@@ -24,7 +24,8 @@ from ..planning.reassignment import (
     move_off_broker,
 )
 from .parsing import UsageError
-from .placing import PlacementOptions, Snapshot
+from .placing import PlacementOptions
+from .snapshot import Snapshot
 
 WAIT_TIMEOUT_S = 3600.0
 CANCEL_WAIT_S = 30.0

@@ -17,7 +17,7 @@ from ...config import Profile
 from ...planning.filling import choose_fills
 from ...planning.placement import Broker, Load
 from ...services.filling import FillResult, fill_placeholders, open_slots
-from ...services.placing import Snapshot, take_snapshot
+from ...services.snapshot import Snapshot, take_snapshot
 from ..widgets.broker_table import BrokerTable, observed_source
 from .base import KafkaScreen, placeholder_store
 

@@ -22,12 +22,8 @@ from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicResult
 from ...config import Profile
 from ...fields import FieldError
 from ...planning.placement import MODES, Broker
-from ...services.placing import (
-    PlacementOptions,
-    Planned,
-    Snapshot,
-    take_snapshot,
-)
+from ...services.placing import PlacementOptions, Planned
+from ...services.snapshot import Snapshot, take_snapshot
 from ..widgets.tables import PreviewTable
 from ..words import FORM_FIELDS, field_error_words, result_words
 from .base import KafkaScreen, placeholder_store

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Input, Static
 from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
-from ...services.placing import min_insync_replicas
+from ...services.snapshot import min_insync_replicas
 from ..widgets.topic_table import TopicRow, TopicTable
 from .base import KafkaScreen
 from .brokers import NO_PLACEHOLDERS, BrokersScreen, PlaceholderState, read_placeholder_state

@@ -18,8 +18,9 @@ from ...admin import (
     validation,
 )
 from ...config import Profile
+from ...services.growing import grow_partitions, plan_grows
 from ...services.parsing import UsageError, replica_lists
-from ...services.placing import Snapshot, grow_partitions, min_insync_replicas, plan_grows
+from ...services.snapshot import Snapshot, min_insync_replicas
 from .base import placeholder_store
 from .forms import (
     ERROR_FIELD,

@@ -35,9 +35,9 @@ from ...planning.plan import (
     run_group,
     write_document,
 )
-from ...services.placing import take_snapshot
 from ...services.plan_apply import apply_document, broker_differences
 from ...services.plans import cluster_view
+from ...services.snapshot import take_snapshot
 from ...services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from ..widgets.broker_chart import BrokerBars, BrokerChart
 from ..widgets.tables import PreviewTable

@@ -23,7 +23,7 @@ from ...admin.moves import OngoingReassignment, PartitionMove, ReplicationThrott
 from ...config import Profile
 from ...planning.placement import MODES
 from ...planning.reassignment import TopicPlan
-from ...services.placing import PlacementOptions, Snapshot, min_insync_replicas, take_snapshot
+from ...services.placing import PlacementOptions
 from ...services.reassign import (
     human_bytes,
     move_summary,
@@ -31,6 +31,7 @@ from ...services.reassign import (
     plan_replication_factor,
     replication_throttle,
 )
+from ...services.snapshot import Snapshot, min_insync_replicas, take_snapshot
 from ..widgets.moves import MoveTable
 from ..widgets.styled import ReplicaLegend
 from ..words import remedy_words

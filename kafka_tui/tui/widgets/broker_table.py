@@ -8,7 +8,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.widgets import DataTable
 
-from ...services.placing import Snapshot
+from ...services.snapshot import Snapshot
 from .replicas import ReplicaState
 from .styled import REPLICA_CLASSES, ReplicaStyled
 

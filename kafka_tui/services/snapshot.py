@@ -1,0 +1,150 @@
+"""The cluster as one operation sees it: brokers (live and observed-offline), topics and
+their load, broker defaults, and KIP-409's placeholder records, read once.
+
+Observed brokers: KRaft = registered brokers (DescribeCluster v2, fenced = offline);
+ZooKeeper mode = /brokers/observed_ids (written here whenever kafka-tui sees a broker), when
+the profile names ZooKeeper, and any broker a topic's replicas name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..admin import KafkaAdmin, TopicDescription
+from ..admin.placeholders import PlaceholderEntry, PlaceholderStore
+from ..planning.placement import Broker, Load
+from .records import current_entries
+
+if TYPE_CHECKING:
+    from ..admin.zookeeper import ZooKeeperExtras
+
+_DEFAULT_KEYS = ("num.partitions", "default.replication.factor", "min.insync.replicas")
+
+
+def zookeeper_extras(connect: str) -> ZooKeeperExtras:
+    """kazoo loads only for ZooKeeper-mode work (it costs a command's start-up ~70 ms)."""
+    from ..admin.zookeeper import ZooKeeperExtras
+
+    return ZooKeeperExtras(connect)
+
+
+@dataclass
+class Snapshot:
+    """What the placer needs to know of the cluster, read once per operation."""
+
+    brokers: list[Broker]
+    load: Load
+    topics: dict[str, TopicDescription]
+    defaults: dict[str, str | None]
+    placeholders: dict[str, PlaceholderEntry] = field(default_factory=dict)
+    kraft: bool = True  # KRaft lists fenced brokers; ZooKeeper mode only live ones
+    # Stored records that no longer match the partitions (filled by another tool): as they
+    # should be stored, for a change to write (`tidy_records`).
+    stale_records: list[PlaceholderEntry] = field(default_factory=list)
+    # Where each broker is known from (`observed_brokers`, "replica lists").
+    sources: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def live(self) -> list[int]:
+        return [b.id for b in self.brokers if b.live]
+
+    @property
+    def offline(self) -> list[int]:
+        return [b.id for b in self.brokers if not b.live]
+
+    def default_int(self, key: str, fallback: int) -> int:
+        value = self.defaults.get(key)
+        return int(value) if value and value.lstrip("-").isdigit() else fallback
+
+
+async def observed_brokers(
+    admin: KafkaAdmin, zookeeper: str | None
+) -> tuple[list[Broker], bool, dict[int, str]]:
+    """(brokers live and observed-offline, whether the cluster is KRaft, where each is known
+    from: "registered" (KRaft), "live", "recorded" (ZooKeeper's /brokers/observed_ids))."""
+    info = await admin.describe_cluster()
+    if info.lists_fenced_brokers or not zookeeper:
+        brokers = [Broker(b.id, b.rack, not b.fenced) for b in info.brokers]
+        source = "registered" if info.lists_fenced_brokers else "live"
+        return brokers, info.lists_fenced_brokers, {b.id: source for b in brokers}
+    async with zookeeper_extras(zookeeper) as zk:
+        await zk.record_observed()
+        observed = await zk.observed_brokers()
+    return (
+        [Broker(o.id, o.rack, o.live) for o in observed],
+        False,
+        {o.id: o.source for o in observed},
+    )
+
+
+async def _named_by_replicas(
+    brokers: list[Broker],
+    sources: dict[int, str],
+    topics: Mapping[str, TopicDescription],
+    zookeeper: str | None,
+) -> list[Broker]:
+    """ZooKeeper mode: a broker id a topic's replicas name belonged to the cluster, even if
+    kafka-tui never saw it live; it is observed (offline), and recorded in ZooKeeper on first
+    sight. KRaft names only registered brokers, which DescribeCluster lists already."""
+    known = {b.id for b in brokers}
+    named = sorted(
+        {r for t in topics.values() for p in t.partitions for r in p.replicas if r >= 0} - known
+    )
+    if not named:
+        return brokers
+    if zookeeper:
+        async with zookeeper_extras(zookeeper) as zk:
+            await zk.record_from_replicas(named)
+    sources.update(dict.fromkeys(named, "replica lists"))
+    return sorted([*brokers, *(Broker(b, None, False) for b in named)], key=lambda b: b.id)
+
+
+async def take_snapshot(
+    admin: KafkaAdmin,
+    *,
+    zookeeper: str | None = None,
+    store: PlaceholderStore | None = None,
+    current: Sequence[str] | None = None,
+    defaults: bool = True,
+) -> Snapshot:
+    """`current`: the topics the operation touches, whose latest state (after kafka-tui's own
+    recent changes) the snapshot must show; None: all. The rest only weigh as load, and
+    waiting for brokers still applying an earlier bulk change would cost seconds.
+    `defaults=False`: the broker defaults are not read (see `needs_defaults`)."""
+    wanted = None if current is None else [*current, *([store.topic] if store else [])]
+    # The reads at once: the brokers, the topics, and (unless not needed) the defaults of the
+    # broker reads go to (a live one: the client's metadata lists live brokers only).
+    (brokers, kraft, sources), listed, read = await asyncio.gather(
+        observed_brokers(admin, zookeeper),
+        admin.list_topics(consistent_for=wanted),
+        admin.broker_configs(None, _DEFAULT_KEYS) if defaults else _no_defaults(),
+    )
+    topics = {t.name: t for t in listed}
+    if not kraft:
+        brokers = await _named_by_replicas(brokers, sources, topics, zookeeper)
+    load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
+    entries: dict[str, PlaceholderEntry] = {}
+    stale: list[PlaceholderEntry] = []
+    # Records matter only for topics that exist: a create of new topics reads none (a
+    # consumer's start saved, and a create does not depend on the store being readable).
+    touched = current is None or any(name in topics for name in current)
+    if store is not None and store.topic in topics and touched:
+        stored = await store.load(len(topics[store.topic].partitions))
+        entries, stale = current_entries(stored, topics)
+    return Snapshot(brokers, load, topics, read, entries, kraft, stale, sources)
+
+
+async def _no_defaults() -> dict[str, str | None]:
+    return {}
+
+
+async def min_insync_replicas(admin: KafkaAdmin, topics: Sequence[str]) -> dict[str, int]:
+    """Each topic's min.insync.replicas as Kafka reports it (its override, else the broker's
+    default): the one reader of that setting. A topic whose value cannot be read is left out."""
+    if not topics:
+        return {}
+    values = await admin.topic_config_value("min.insync.replicas", list(topics))
+    return {t: int(v) for t, v in values.items() if v and v.isdigit()}
