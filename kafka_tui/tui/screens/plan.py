@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Select
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
 from ...config import Profile
+from ...fields import Field, FieldError, Remedy
 from ...planning import plan_io, plan_parquet
 from ...planning.placement import MODES
 from ...planning.plan import (
@@ -35,12 +36,14 @@ from ...planning.plan import (
     run_group,
     write_document,
 )
+from ...services.placing import PlacementOptions
 from ...services.plan_apply import apply_document, broker_differences
 from ...services.plans import cluster_view
 from ...services.snapshot import take_snapshot
 from ...services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from ..widgets.broker_chart import BrokerBars, BrokerChart
 from ..widgets.tables import PreviewTable
+from ..words import FORM_FIELDS, field_error_words, remedy_words
 from .base import KafkaScreen, placeholder_store
 
 APPLY_BATCH = 100  # topics per step of the bar (and per CreateTopics request)
@@ -67,6 +70,32 @@ def place_locally(
 
     write_document(out, prepared, groups(), "local")
     return out.getvalue()
+
+
+def grouped_warnings(document: dict[str, Any]) -> list[str]:
+    """Refusals and warnings, each distinct one once with how many topics it concerns (a
+    plan with a broker down refuses many topics for the same reason), then the plan's own."""
+    counts: dict[str, list[str]] = {}
+    for t in document["topics"]:
+        if t["error"]:
+            line = f"{t['error']}: {t['message']}"
+            advice = remedy_words(_remedies(t))
+            counts.setdefault(f"{line} {advice}".rstrip(), []).append(t["topic"])
+        for w in t["warnings"]:
+            counts.setdefault(w, []).append(t["topic"])
+    lines = []
+    for text, names in counts.items():
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        lines.append(f"{len(names)} topic(s) ({shown}): {text}")
+    sanity = document["stats"]["sanity"]
+    return lines + list(document["warnings"]) + [f"SANITY: {p}" for p in sanity["problems"]]
+
+
+def _remedies(entry: dict[str, Any]) -> list[Remedy]:
+    return [
+        Remedy(tuple((Field(f), v) for f, v in r["settings"]), r.get("purpose", ""))
+        for r in entry.get("remedies", [])
+    ]
 
 
 def _stat_line(name: str, s: dict[str, Any]) -> str:
@@ -101,6 +130,9 @@ class PlanScreen(KafkaScreen):
     PlanScreen #plan-inputs #plan-path, PlanScreen #plan-inputs #grow-to { width: 2fr; }
     PlanScreen #plan-inputs Select { width: 22; }
     PlanScreen #plan-inputs #spark-master { width: 1fr; }
+    PlanScreen #plan-kip409 { height: auto; }
+    PlanScreen #plan-kip409 Select { width: 36; }
+    PlanScreen #plan-kip409 Input { width: 1fr; }
     PlanScreen #plan-stage { height: auto; padding: 0 1; color: $text-muted; }
     PlanScreen #plan-progress { height: auto; padding: 0 1; }
     PlanScreen #plan-summary { height: auto; padding: 0 1; text-style: bold; }
@@ -130,6 +162,7 @@ class PlanScreen(KafkaScreen):
         self.document: dict[str, Any] | None = None
         self.results: dict[str, TopicResult] = {}
         self.spark_process: asyncio.subprocess.Process | None = None
+        self.by_topic: dict[str, dict[str, Any]] = {}  # the document's topics, by name
         self.stop_apply = asyncio.Event()
 
     # -- layout --------------------------------------------------------------------------------
@@ -152,6 +185,15 @@ class PlanScreen(KafkaScreen):
                 id="engine",
             )
             yield Input("local[*]", placeholder="Spark master", id="spark-master")
+        with Horizontal(id="plan-kip409"):
+            mode = self.profile.under_replicated
+            yield Select(
+                [(f"mode {m}", m) for m in MODES],
+                value=mode if mode in MODES else "disabled",
+                allow_blank=False,
+                id="mode",
+            )
+            yield Input(placeholder="min required RF (optional)", id="min_required", type="integer")
         yield Label("ctrl+r places the plan; nothing is sent before ctrl+s.", id="plan-stage")
         yield ProgressBar(id="plan-progress", show_eta=False)
         yield Static("", id="plan-summary", markup=False)
@@ -281,8 +323,9 @@ class PlanScreen(KafkaScreen):
         self.results = {}
         self._stage("Reading the cluster…")
         self._progress(0, 1)
-        mode = self.profile.under_replicated
-        options = PlanOptions(mode if mode in MODES else "disabled")
+        options = self._options()
+        if options is None:
+            return
         engine = str(self.query_one("#engine", Select).value)
         try:
             snapshot = await take_snapshot(
@@ -310,6 +353,24 @@ class PlanScreen(KafkaScreen):
         if text is not None:
             self._show(json.loads(text))
             self._stage(f"Placed ({engine}). ctrl+s applies exactly this plan.")
+
+    def _options(self) -> PlanOptions | None:
+        """The KIP-409 options as the create form reads them: a minimum alone implies
+        `enabled`; a refusal is worded for this screen."""
+        mode = str(self.query_one("#mode", Select).value)
+        text = self.query_one("#min_required", Input).value.strip()
+        if text and not text.isdigit():
+            self._stage(f"min required RF: '{text}' is not a whole number.")
+            return None
+        minimum = int(text) if text else None
+        try:
+            chosen = PlacementOptions.of(
+                None if mode == "disabled" and minimum is not None else mode, minimum, None
+            )
+        except FieldError as exc:
+            self._stage(f"{FORM_FIELDS[exc.field][1]}: {field_error_words(exc)}")
+            return None
+        return PlanOptions(chosen.mode, chosen.min_required)
 
     async def _local(self, prepared: Prepared) -> str:
         stop = threading.Event()
@@ -369,10 +430,8 @@ class PlanScreen(KafkaScreen):
             + ("ok" if sanity["ok"] else "FAILED"),
         ]
         self.query_one("#plan-stats", Static).update("\n".join(lines))
-        warnings = [f"{t['error']}: {t['message']}" for t in refused]
-        warnings += [f"{t['topic']}: {w}" for t in topics for w in t["warnings"]]
-        warnings += list(document["warnings"]) + [f"SANITY: {p}" for p in sanity["problems"]]
-        self.query_one("#plan-warnings", Static).update("\n".join(warnings))
+        self.query_one("#plan-warnings", Static).update("\n".join(grouped_warnings(document)))
+        self.by_topic = {t["topic"]: t for t in topics}
         table = self.query_one("#plan-topics", DataTable)
         table.clear()
         for t in topics:
@@ -396,7 +455,7 @@ class PlanScreen(KafkaScreen):
         """The drill-down: one topic's planned assignment with the one replica renderer."""
         if self.document is None:
             return
-        entry = next((t for t in self.document["topics"] if t["topic"] == name), None)
+        entry = self.by_topic.get(name)
         if entry is None:
             return
         offline = [b["id"] for b in self.document["brokers"] if not b["live"]]
