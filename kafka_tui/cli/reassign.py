@@ -12,12 +12,12 @@ from dataclasses import replace
 
 from ..admin import KafkaAdmin, ReadOnlyProfile
 from ..config import Profile
-from ..planning.reassignment import Move
+from ..planning.reassignment import Move, TopicPlan
 from ..services import parsing
 from ..services import reassign as service
 from ..services.placing import PlacementOptions
 from ..services.reassign import Outcome, Progress, RunOptions
-from ..services.snapshot import min_insync_replicas, take_snapshot
+from ..services.snapshot import Snapshot, min_insync_replicas, take_snapshot
 from . import output
 from .reassign_flags import add_parsers as add_parsers  # the CLI registers the command here
 from .words import with_remedies
@@ -93,12 +93,7 @@ async def alter_replication_factor(
     plans = service.plan_replication_factor(
         snapshot, names, args.replication_factor, options, min_isr
     )
-    as_json = args.output == "json"
-    with _progress_bar(not as_json) as progress:
-        outcomes = await service.audited_run(
-            "replication-factor", admin, snapshot, plans, run, progress
-        )
-    return _print(outcomes, as_json)
+    return await _run(args, "replication-factor", admin, snapshot, plans, run)
 
 
 async def reassign_topics(
@@ -118,9 +113,21 @@ async def reassign_topics(
         if args.from_broker not in {b.id for b in snapshot.brokers}:
             raise parsing.UsageError(f"--from-broker {args.from_broker}: no such broker")
         plans = service.plan_move_off(snapshot, names, args.from_broker, options)
+    return await _run(args, "reassign", admin, snapshot, plans, run)
+
+
+async def _run(
+    args: argparse.Namespace,
+    what: str,
+    admin: KafkaAdmin,
+    snapshot: Snapshot,
+    plans: list[TopicPlan],
+    run: RunOptions,
+) -> int:
+    """Run the plans as one audited operation, with a bar on a terminal; print outcomes."""
     as_json = args.output == "json"
     with _progress_bar(not as_json) as progress:
-        outcomes = await service.audited_run("reassign", admin, snapshot, plans, run, progress)
+        outcomes = await service.audited_run(what, admin, snapshot, plans, run, progress)
     return _print(outcomes, as_json)
 
 
