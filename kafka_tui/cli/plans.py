@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import io
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ from ..admin import KafkaAdmin, ReadOnlyProfile
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
+from ..paths import user_path
 from ..planning import plan_io, plan_parquet
 from ..planning.plan import (
     Intent,
@@ -34,7 +36,7 @@ from ..planning.plan import (
     prepare,
 )
 from ..services import parsing
-from ..services.plan_apply import apply_document, broker_differences
+from ..services.plan_apply import ApplyInterrupted, apply_document, broker_differences
 from ..services.plans import cluster_view
 from ..services.snapshot import Snapshot, take_snapshot
 from ..services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
@@ -131,6 +133,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     if saved is not None:
         document = json.loads(saved)
         document["_text"] = saved
+        document["_saved_path"] = args.plan
     else:
         document = await _plan(args, profile, admin, snapshot, intents, as_json)
         if document is None:
@@ -266,13 +269,50 @@ async def _apply(
             print("Nothing applied.", file=sys.stderr)
             return 1
     started = time.perf_counter()
-    with progress_bar(as_json, "applying", len(document["topics"])) as advance:
-        results = await apply_document(
-            admin, snapshot, store, zookeeper, document, args.batch_size, args.timeout_ms, advance
-        )
+    try:
+        with progress_bar(as_json, "applying", len(document["topics"])) as advance:
+            results = await apply_document(
+                admin,
+                snapshot,
+                store,
+                zookeeper,
+                document,
+                args.batch_size,
+                args.timeout_ms,
+                advance,
+            )
+    except ApplyInterrupted as stop:
+        return _interrupted(args, document, stop, as_json)
     if not as_json:
         print(f"Applied in {time.perf_counter() - started:.1f}s.", file=sys.stderr)
     return output.results(results, as_json)
+
+
+def _interrupted(
+    args: argparse.Namespace, document: dict[str, Any], stop: ApplyInterrupted, as_json: bool
+) -> int:
+    """Every result so far, the topics not sent, and the exact command that resumes (the
+    plan saved first when it was not a saved one). Exit 2: the cluster went away."""
+    output.results(stop.done, as_json)
+    saved = document.get("_saved_path")
+    if saved is None:  # a plan made by this command: saved now, so the resume sends the same
+        folder = user_path("KAFKA_TUI_PLANS", "XDG_STATE_HOME", ".local/state", "plans")
+        folder.mkdir(parents=True, exist_ok=True)
+        saved = str(folder / f"plan-{time.strftime('%Y%m%dT%H%M%S')}.json")
+        Path(saved).write_text(document["_text"], encoding="utf-8")
+    argv = [saved if a == args.plan else a for a in args.argv]
+    if "--yes" not in argv:
+        argv.append("--yes")
+    unsent = ", ".join(stop.unsent[:10]) + (
+        f" and {len(stop.unsent) - 10} more" if len(stop.unsent) > 10 else ""
+    )
+    print(
+        f"plan apply: interrupted: {stop.cause.message} {len(stop.done)} topic(s) settled "
+        f"(above); {len(stop.unsent)} not sent or not confirmed: {unsent}.\n"
+        f"Resume with: {shlex.join(['kafka-tui', *argv])}",
+        file=sys.stderr,
+    )
+    return 2
 
 
 # -- export ------------------------------------------------------------------------------------

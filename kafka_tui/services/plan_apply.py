@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..admin import KafkaAdmin, NewPartitions, TopicResult, TopicSpec, audit
+from ..admin import AdminError, KafkaAdmin, NewPartitions, TopicResult, TopicSpec, audit
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..planning.placement import Placement
@@ -111,12 +111,34 @@ async def apply_document(
     batches += [grows[i : i + batch_size] for i in range(0, len(grows), batch_size)]
     advance(len(results))  # settled without sending: refused by the plan, or already done
     with audit.operation("plan apply"):
-        for batch in batches:
-            done = await _send(admin, snapshot, store, zookeeper, batch, timeout_ms)
+        for i, batch in enumerate(batches):
+            try:
+                done = await _send(admin, snapshot, store, zookeeper, batch, timeout_ms)
+            except AdminError as exc:
+                # The cluster is out of reach: what was done stands and is reported; the
+                # batch that was on its way may or may not have been applied (a resume finds
+                # out: topics already as planned are skipped).
+                unsent = [p.topic for b in batches[i:] for p in b]
+                raise ApplyInterrupted(
+                    [results[t["topic"]] for t in document["topics"] if t["topic"] in results],
+                    unsent,
+                    exc,
+                ) from None
             results.update((r.topic, r) for r in done)
             advance(len(batch))
     await _verify(admin, entries, results, [p.topic for b in batches for p in b])
     return [results[t["topic"]] for t in document["topics"]]
+
+
+class ApplyInterrupted(Exception):
+    """The cluster went out of reach mid-apply: the results so far, the topics not known to
+    be sent (in order; the first batch may have reached the controller), and why."""
+
+    def __init__(self, done: list[TopicResult], unsent: list[str], cause: AdminError) -> None:
+        super().__init__(cause.message)
+        self.done = done
+        self.unsent = unsent
+        self.cause = cause
 
 
 def _already(name: str, same: bool, verb: str) -> TopicResult:
