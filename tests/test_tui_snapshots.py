@@ -101,6 +101,17 @@ def test_create_form_shows_errors_next_to_fields(snap_compare: Any) -> None:
 
 def test_create_form_previews_a_manual_assignment(snap_compare: Any) -> None:
     async def type_assignment(pilot: Pilot[None]) -> None:
+        await pilot.press(*"orders", "tab", "tab", "tab", *"1:2,2:1,1:2")
+        await pilot.pause()
+
+    app = Harness(screen=create_form())
+    assert snap_compare(app, terminal_size=(80, 44), run_before=type_assignment)
+
+
+def test_create_form_refuses_an_offline_broker_in_a_manual_assignment(snap_compare: Any) -> None:
+    """KIP-409's disabled mode holds a typed assignment to live brokers, as a placed one."""
+
+    async def type_assignment(pilot: Pilot[None]) -> None:
         await pilot.press(*"orders", "tab", "tab", "tab", *"1:2,2:3,3:1")
         await pilot.pause()
 

@@ -157,12 +157,12 @@ class CreateTopicScreen(FormScreen):
         options: PlacementOptions | None,
     ) -> None:
         placement = self.planned.placement if self.planned else None
-        if assignment:
-            lists: list[list[int]] | None = [assignment[p] for p in sorted(assignment)]
-        elif placement is not None and self.planned and self.planned.refusal is None:
+        refused = self.planned is not None and self.planned.refusal is not None
+        lists: list[list[int]] | None = None
+        if placement is not None and not refused:
             lists = [list(replicas) for replicas in placement.assignment]
-        else:
-            lists = None
+        elif assignment and self.planned is None:  # typed, the cluster not read yet
+            lists = [assignment[p] for p in sorted(assignment)]
         if options is not None and options.placement == "broker":
             automatic = automatic_summary(partitions, rf, self.brokers)
         elif self.snapshot is None:
