@@ -29,3 +29,48 @@ def test_create_topics_v4_bytes_match_the_generic_encoder(
     schema = request.SCHEMA
     generic = schema.encode([request.__dict__[name] for name in schema.names])
     assert request.encode() == generic
+
+
+def test_elect_leaders_v2_bytes_and_answer() -> None:
+    """ElectLeaders (43) v2, flexible: the request's bytes as Kafka's schema lays them out,
+    and an answer decoded into per-partition results (ELECTION_NOT_NEEDED is no failure)."""
+    from io import BytesIO
+
+    from kafka_tui.admin.leaders import ElectionType, election_result
+    from kafka_tui.admin.protocol_cluster import _ELECT_LEADERS_V2, ElectLeadersRequest
+
+    request = ElectLeadersRequest(1, [("orders", [0, 2])], 30_000).build(_ELECT_LEADERS_V2)
+    assert request.encode() == (
+        b"\x01"  # election type: unclean
+        + b"\x02"  # one topic (compact array: length + 1)
+        + b"\x07orders"  # compact string
+        + b"\x03\x00\x00\x00\x00\x00\x00\x00\x02"  # partitions [0, 2]
+        + b"\x00"  # the topic's tagged fields
+        + b"\x00\x00\x75\x30"  # timeout 30000 ms
+        + b"\x00"  # tagged fields
+    )
+    answer = (
+        b"\x00\x00\x00\x00"  # throttle time
+        + b"\x00\x00"  # top-level error: none
+        + b"\x02\x07orders"
+        + b"\x03"  # two partitions
+        + b"\x00\x00\x00\x00\x00\x00\x00\x00"  # 0: no error, no message (null)
+        + b"\x00\x00\x00\x02\x00\x54\x00\x00"  # 2: ELECTION_NOT_NEEDED (84)
+        + b"\x00\x00"
+    )
+    decoded = _ELECT_LEADERS_V2.RESPONSE_TYPE.decode(BytesIO(answer)).to_object()
+    [topic] = decoded["replica_election_results"]
+    results = [
+        election_result(
+            topic["topic"], p["partition_id"], p["error_code"], p["error_message"],
+            ElectionType.UNCLEAN,
+        )
+        for p in topic["partition_result"]
+    ]  # fmt: skip
+    assert [(r.partition, r.ok, r.error) for r in results] == [
+        (0, True, None),
+        (2, True, "ELECTION_NOT_NEEDED"),
+    ]
+    assert results[1].message == (
+        "Partition 'orders'-2 already has the leader this election would give it; nothing to do."
+    )

@@ -62,6 +62,9 @@ ERROR_NAMES: dict[int, str] = {
     72: "LISTENER_NOT_FOUND",
     73: "TOPIC_DELETION_DISABLED",
     76: "UNSUPPORTED_COMPRESSION_TYPE",
+    80: "PREFERRED_LEADER_NOT_AVAILABLE",
+    83: "ELIGIBLE_LEADERS_NOT_AVAILABLE",
+    84: "ELECTION_NOT_NEEDED",
     85: "NO_REASSIGNMENT_IN_PROGRESS",
     89: "THROTTLING_QUOTA_EXCEEDED",
     91: "RESOURCE_NOT_FOUND",
@@ -116,6 +119,15 @@ _SENTENCES: dict[str, str] = {
     "See the broker's log.",
     "INCONSISTENT_TOPIC_ID": "{subject} was recreated while the request was in flight. Retry.",
     "NOT_ENOUGH_REPLICAS": "{subject}: not enough in-sync replicas are available.",
+    # Leader elections (ElectLeaders); `{subject}` is "Partition 'orders'-3".
+    "ELECTION_NOT_NEEDED": "{subject} already has the leader this election would give it; "
+    "nothing to do.",
+    "PREFERRED_LEADER_NOT_AVAILABLE": "{subject}: its preferred leader (the first replica) "
+    "cannot lead now: its broker is offline or it is not in sync. Start the broker, wait "
+    "until the replica is back in the ISR, then elect again.",
+    "ELIGIBLE_LEADERS_NOT_AVAILABLE": "{subject}: no replica can become leader: none is on a "
+    "live broker (an unclean election takes any live replica, a clean one only an in-sync "
+    "one). Start a broker that holds a replica.",
 }
 
 

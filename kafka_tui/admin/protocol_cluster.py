@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiokafka.protocol.api import Request, RequestStruct
-from aiokafka.protocol.types import Boolean, Int16, Int32, Int64, Schema
+from aiokafka.protocol.types import Boolean, Int8, Int16, Int32, Int64, Schema
 
 from .protocol import (
     _INCREMENTAL_ALTER_CONFIGS_V1,
@@ -257,3 +257,66 @@ AlterResourceConfigsRequest._CLASSES = (_INCREMENTAL_ALTER_CONFIGS_V1,)
 AlterPartitionReassignmentsRequest._CLASSES = (_ALTER_PARTITION_REASSIGNMENTS_V0,)
 ListPartitionReassignmentsRequest._CLASSES = (_LIST_PARTITION_REASSIGNMENTS_V0,)
 UnregisterBrokerRequest._CLASSES = (_UNREGISTER_BROKER_V0,)
+
+
+# -- ElectLeaders (43) v2: preferred or unclean leader election (KIP-460) --------------------
+# v1 added ElectionType and the top-level error code; v2 is the first flexible version. Kafka
+# 3.9 (ZooKeeper mode) and 4.1 both accept v0-v2.
+
+ELECTION_PREFERRED = 0
+ELECTION_UNCLEAN = 1
+
+_ELECT_LEADERS_V2 = _flexible_request(
+    43,
+    2,
+    Schema(
+        ("election_type", Int8),
+        # null: every partition of the cluster (kafka-tui always names them)
+        ("topic_partitions", _array(("topic", STRING), ("partition_ids", INT32_ARRAY))),
+        ("timeout_ms", Int32),
+        TAGS,
+    ),
+    _response(
+        43,
+        2,
+        Schema(
+            ("throttle_time_ms", Int32),
+            ("error_code", Int16),
+            (
+                "replica_election_results",
+                _array(
+                    ("topic", STRING),
+                    (
+                        "partition_result",
+                        _array(
+                            ("partition_id", Int32),
+                            ("error_code", Int16),
+                            ("error_message", STRING),
+                        ),
+                    ),
+                ),
+            ),
+            TAGS,
+        ),
+    ),
+)
+
+
+class ElectLeadersRequest(Request[RequestStruct]):
+    """`election_type`: ELECTION_PREFERRED or ELECTION_UNCLEAN; `topics`: (topic, partitions)."""
+
+    API_KEY = 43
+
+    def __init__(
+        self, election_type: int, topics: list[tuple[str, list[int]]], timeout_ms: int
+    ) -> None:
+        self.election_type = election_type
+        self.topics = topics
+        self.timeout_ms = timeout_ms
+
+    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
+        topics: Any = [(name, partitions, {}) for name, partitions in self.topics]
+        return request_struct_class(self.election_type, topics, self.timeout_ms, {})
+
+
+ElectLeadersRequest._CLASSES = (_ELECT_LEADERS_V2,)

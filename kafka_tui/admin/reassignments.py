@@ -499,3 +499,25 @@ class AdminReassignments(AdminConnection):
                 raise KafkaRequestError.from_code(
                     r["error_code"], r["resource_name"], r["error_message"]
                 )
+
+    # -- leader elections (admin/leaders.py, imported only when leaders are elected) ---------
+
+    async def elect_leaders(
+        self,
+        partitions: Sequence[tuple[str, int]],
+        election: ElectionType | None = None,
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    ) -> list[ElectionResult]:
+        """Elect leaders (ElectLeaders, at the controller): preferred (default) or unclean.
+        One result per distinct (topic, partition), in order; ELECTION_NOT_NEEDED is `ok`.
+        Success means the controller elected the leader; other brokers may show it a moment
+        later."""
+        from .leaders import ElectionType, elect_leaders
+
+        kind = ElectionType.PREFERRED if election is None else election
+        return await elect_leaders(self, partitions, kind, timeout_ms)
+
+
+if TYPE_CHECKING:
+    from .leaders import ElectionResult, ElectionType

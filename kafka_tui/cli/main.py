@@ -43,6 +43,7 @@ _COMMANDS = {
     "placeholders": ("kafka_tui.cli.brokers", "KIP-409 placeholder replicas"),
     "plan": ("kafka_tui.cli.plans", "bulk assignment plans: preview, apply, export"),
     "reassignments": ("kafka_tui.cli.reassign", "partition reassignments"),
+    "leaders": ("kafka_tui.cli.leaders", "preferred / unclean leader election"),
     "dev-cluster": ("kafka_tui.devcluster.commands", "run a real local Kafka cluster"),
     "audit": ("kafka_tui.cli.audit", "the audit log of the changes kafka-tui made"),
 }
@@ -233,7 +234,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and hasattr(signal, "SIGPIPE"):
         # `kafka-tui topics list | head` ends quietly, as other Unix tools do.
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    args = build_parser(sys.argv[1:] if argv is None else argv).parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(given).parse_args(given)
+    args.argv = given  # the command as typed, for a command that prints how to run it again
     logging.basicConfig(level=logging.INFO if args.verbose else logging.CRITICAL)
     if args.command == "dev-cluster":
         from ..devcluster import commands as devcluster_commands

@@ -1,5 +1,6 @@
 """The brokers as KIP-409 sees them (live and observed-offline, their load) and the open
-placeholders, with `f` to fill them on live brokers."""
+placeholders, with `f` to fill them on live brokers and `e` to give every partition its
+preferred leader back."""
 
 from __future__ import annotations
 
@@ -17,6 +18,13 @@ from ...config import Profile
 from ...planning.filling import choose_fills
 from ...planning.placement import Broker, Load
 from ...services.filling import FillResult, fill_placeholders, open_slots
+from ...services.leaders import (
+    ElectionOutcome,
+    ElectionType,
+    TopicSelection,
+    preview_election,
+    run_election,
+)
 from ...services.snapshot import Snapshot, take_snapshot
 from ..widgets.broker_table import BrokerTable, observed_source
 from .base import KafkaScreen, placeholder_store
@@ -101,9 +109,26 @@ def notify_fills(screen: KafkaScreen, results: Sequence[FillResult]) -> None:
             screen.notify(r.message, title=title, severity="error", timeout=12)
 
 
+def notify_election(screen: KafkaScreen, outcome: ElectionOutcome) -> None:
+    elected, not_needed, failed = outcome.counts()
+    text = (
+        f"{elected} partition(s) got their preferred leader back, {not_needed} had it "
+        f"already, {failed} failed."
+    )
+    first = next((r for r in outcome.results if not r.ok), None)
+    if first is not None:
+        text += f" First failure: {first.message}"
+    screen.notify(
+        text,
+        title="Preferred leader election",
+        severity="warning" if failed else "information",
+        timeout=12 if failed else 5,
+    )
+
+
 class BrokersScreen(KafkaScreen):
     profile: Profile
-    CHANGE_ACTIONS = frozenset({"fill"})
+    CHANGE_ACTIONS = frozenset({"fill", "elect"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", id="brokers.back"),
         Binding("r", "refresh", "Refresh", id="brokers.refresh", tooltip="Read the brokers again"),
@@ -113,6 +138,13 @@ class BrokersScreen(KafkaScreen):
             "Fill placeholders",
             id="brokers.fill",
             tooltip="Fill KIP-409 placeholders with live brokers",
+        ),
+        Binding(
+            "e",
+            "elect",
+            "Elect leaders",
+            id="brokers.elect",
+            tooltip="Preferred leader election on every topic",
         ),
     ]
 
@@ -191,4 +223,20 @@ class BrokersScreen(KafkaScreen):
             self.notify(exc.message, title="Fill failed", severity="error", timeout=12)
         else:
             notify_fills(self, results)
+        self.load()
+
+    def action_elect(self) -> None:
+        self.elect()
+
+    @work(exclusive=True, group="elect", exit_on_error=False)
+    async def elect(self) -> None:
+        try:
+            preview = await preview_election(
+                self.admin, ElectionType.PREFERRED, TopicSelection(every_topic=True)
+            )
+            outcome = await run_election(self.admin, preview)
+        except AdminError as exc:
+            self.notify(exc.message, title="Leader election failed", severity="error", timeout=12)
+        else:
+            notify_election(self, outcome)
         self.load()

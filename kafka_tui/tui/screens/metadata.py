@@ -31,6 +31,7 @@ TOGGLES = {
     "under_min_isr": "m <min ISR",
     "at_min_isr": "a =min ISR",
     "unavailable": "x unavailable",
+    "not_preferred": "l not preferred",
 }
 
 
@@ -144,6 +145,13 @@ class MetadataScreen(KafkaScreen):
             "toggle_filter('unavailable')",
             "Toggle unavailable filter",
             id="topics.toggle_unavailable",
+            show=False,
+        ),
+        Binding(
+            "l",
+            "toggle_filter('not_preferred')",
+            "Toggle not-preferred-leader filter",
+            id="topics.toggle_not_preferred",
             show=False,
         ),
         Binding("c", "create", "Create", id="topics.create", tooltip="Create a topic"),
@@ -275,7 +283,7 @@ class MetadataScreen(KafkaScreen):
         self._update_line(
             "#status",
             f"{len(shown)}/{len(self.rows)} topics · {self._health} · "
-            "~ URP  !! no leader  ? placeholders  > reassigning  + marked",
+            "~ URP  !! no leader  ^ not preferred  ? placeholders  > reassigning  + marked",
         )
 
     def _update_line(self, selector: str, text: str) -> None:

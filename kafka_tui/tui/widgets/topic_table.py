@@ -30,6 +30,8 @@ class TopicRow:
     internal: bool
     under_min_isr: int = 0
     at_min_isr: int = 0
+    # Partitions led by a replica other than their preferred one (the first replica).
+    not_preferred: int = 0
 
     @classmethod
     def of(cls, topic: TopicDescription, live: set[int] | None, min_isr: int | None) -> TopicRow:
@@ -37,8 +39,11 @@ class TopicRow:
         # partitions on a large cluster).
         minimum = min_isr or 1
         replication_factor = under_replicated = offline = unavailable = under_min = at_min = 0
+        not_preferred = 0
         for p in topic.partitions:
             replication_factor = max(replication_factor, len(p.replicas))
+            if p.leader >= 0 and p.replicas and p.leader != p.replicas[0]:
+                not_preferred += 1
             if p.under_replicated:
                 under_replicated += 1
             if p.offline_replicas:
@@ -61,6 +66,7 @@ class TopicRow:
             internal=topic.internal,
             under_min_isr=under_min,
             at_min_isr=at_min,
+            not_preferred=not_preferred,
         )
 
     @property
@@ -69,6 +75,8 @@ class TopicRow:
             return "!!"
         if self.under_replicated or self.offline_replicas:
             return "~ "
+        if self.not_preferred:
+            return "^ "
         return "  "
 
 
@@ -92,6 +100,7 @@ class TopicTable(ScrollView, can_focus=True):
         "topic-table--error",
         "topic-table--marked",
         "topic-table--placeholder",
+        "topic-table--not-preferred",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
@@ -216,6 +225,8 @@ class TopicTable(ScrollView, can_focus=True):
             style += self.get_component_rich_style("topic-table--placeholder")
         elif row.under_replicated or row.offline_replicas:
             style += self.get_component_rich_style("topic-table--warning")
+        elif row.not_preferred:
+            style += self.get_component_rich_style("topic-table--not-preferred")
         if row.name in self.marked:
             style += self.get_component_rich_style("topic-table--marked")
         if index == self.cursor and self.has_focus:
