@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -328,14 +329,28 @@ async def test_an_unreachable_cluster_is_a_clear_connection_error() -> None:
     assert "Cannot connect to Kafka at 127.0.0.1:1" in failure.value.message
 
 
-async def _listed_nowhere(admin: KafkaAdmin, name: str) -> bool | None:
-    """True once no live broker's metadata lists `name`; None while one still does."""
+async def _listed_by_all(admin: KafkaAdmin, name: str, listed: bool) -> bool | None:
+    """True once every live broker's metadata lists `name` (`listed`), or none does; None
+    until then."""
     nodes = sorted(b.nodeId for b in admin.client.cluster.brokers())
     for node in nodes:
         answer = await admin._metadata_from([name], node, partitions=False, retry=False)
-        if any(t["name"] == name and t["error_code"] == 0 for t in answer["topics"]):
+        if any(t["name"] == name and t["error_code"] == 0 for t in answer["topics"]) != listed:
             return None
     return True
+
+
+async def _delete_elsewhere(bootstrap_servers: str, name: str) -> None:
+    """Delete `name` with another tool (aiokafka's admin client): kafka-tui's journal does not
+    hear of it."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    other = AIOKafkaAdminClient(bootstrap_servers=bootstrap_servers)
+    await other.start()
+    try:
+        await other.delete_topics([name], timeout_ms=30_000)
+    finally:
+        await other.close()
 
 
 async def test_a_topic_another_tool_deleted_does_not_hold_later_reads(
@@ -346,25 +361,27 @@ async def test_a_topic_another_tool_deleted_does_not_hold_later_reads(
     controller instead of holding the read for the whole request timeout.
 
     Kafka fact, both kinds of cluster: a validate-only CreateTopics answers
-    TOPIC_ALREADY_EXISTS for a topic the controller has and no error once it is deleted."""
-    from aiokafka.admin import AIOKafkaAdminClient
+    TOPIC_ALREADY_EXISTS for a topic the controller has and no error once it is deleted.
 
+    Kafka fact, ZooKeeper mode 3.9: the controller answers a creation and a deletion without
+    waiting for the other brokers, and a broker that has applied neither answers
+    UNKNOWN_TOPIC_OR_PARTITION, as after the deletion. Measured with a broker paused
+    (SIGSTOP) while the controller answered both: once resumed it answered "unknown", then
+    listed the topic for 1-15 ms, then "unknown" again. So "listed by no broker" proves the
+    deletion only after every broker has listed the topic; this test once read it too soon
+    and a broker listed the topic in the middle of the read (see the next test)."""
     settings = ConnectionSettings(cluster.bootstrap_servers, request_timeout_ms=60_000)
     name = topic_name()
     async with KafkaAdmin(settings) as ours:
         assert (await ours.create_topics([TopicSpec(name, 1, 1)]))[0].ok
         assert await ours._absent_at_controller([name]) == set()
-    other = AIOKafkaAdminClient(bootstrap_servers=cluster.bootstrap_servers)
-    await other.start()
-    try:
-        await other.delete_topics([name], timeout_ms=30_000)
-    finally:
-        await other.close()
+        assert await poll_until(lambda: _listed_by_all(ours, name, True), time.monotonic() + 60)
+    await _delete_elsewhere(cluster.bootstrap_servers, name)
     # "Deleted since" means gone from every broker: the delete's answer only says the
     # broker that took it (ZooKeeper mode) or the controller (KRaft) has applied it, and a
     # read that reaches a broker still applying it rightly lists the topic.
     async with KafkaAdmin(settings) as probe:
-        assert await poll_until(lambda: _listed_nowhere(probe, name), time.monotonic() + 60)
+        assert await poll_until(lambda: _listed_by_all(probe, name, False), time.monotonic() + 60)
     async with KafkaAdmin(settings) as later:
         started = asyncio.get_running_loop().time()
         found, missing = await later.describe_topics([name], configs=False)
@@ -375,3 +392,45 @@ async def test_a_topic_another_tool_deleted_does_not_hold_later_reads(
         assert await later._absent_at_controller([name]) == {name}
     # The request timeout is 60 s; the controller is asked once the expectation is 2 s old.
     assert waited < 30, waited
+
+
+async def test_a_read_forgets_a_change_the_broker_it_waited_for_has_moved_past(
+    cluster: Cluster, topic_name: Names
+) -> None:
+    """A read that waits for a broker showing kafka-tui's recent changes asks each broker about
+    them, then reads from the first that shows them all: two answers. Between them the broker
+    can apply a later change made with another tool (in ZooKeeper mode a broker behind a
+    creation lists the topic for a few ms, then applies its deletion: see the test above).
+    A broker's metadata only moves forward, so the read returns the newer state and forgets
+    the expectation that state contradicts, instead of keeping it to hold later reads.
+
+    Here the deletion is made to land between the two answers: the broker's first answer
+    comes from before the creation, every broker then lists the topic, and the read that
+    follows the wait is sent once no broker lists it any more."""
+    settings = ConnectionSettings(cluster.bootstrap_servers, request_timeout_ms=60_000)
+    name = topic_name()
+    async with KafkaAdmin(settings) as admin:
+        before = await admin._metadata_from([name], admin._reader(), partitions=False)
+        assert (await admin.create_topics([TopicSpec(name, 1, 1)]))[0].ok
+        assert await poll_until(lambda: _listed_by_all(admin, name, True), time.monotonic() + 60)
+        expected = admin.journal.expectations(admin.cluster_id, [name])
+        assert [(e.topic, e.exists) for e in expected] == [(name, True)]
+        read = admin._metadata_from
+        reads_after_the_wait: list[int] = []
+
+        async def deleted_first(
+            topics: list[str] | None, node: int, partitions: bool = True, retry: bool = True
+        ) -> dict[str, Any]:
+            if partitions:  # the wait asks without partitions; the read after it with them
+                reads_after_the_wait.append(node)
+                await _delete_elsewhere(cluster.bootstrap_servers, name)
+                assert await poll_until(
+                    lambda: _listed_by_all(admin, name, False), time.monotonic() + 60
+                )
+            return await read(topics, node, partitions, retry)
+
+        admin._metadata_from = deleted_first  # type: ignore[method-assign]
+        answer = await admin._caught_up([name], expected, before)
+        assert len(reads_after_the_wait) == 1
+        assert [(t["name"], t["error_code"]) for t in answer["topics"]] == [(name, 3)]
+        assert admin.journal.expectations(admin.cluster_id, [name]) == []

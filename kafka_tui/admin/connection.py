@@ -409,7 +409,9 @@ class AdminConnection:
         and the most advanced broker's answer is returned. Sooner than that, a topic expected
         to exist that no broker lists is asked about at the controller: if the controller
         lacks it too, it was deleted since (e.g. with kafka-topics.sh), and the expectation
-        is forgotten at once instead of holding every read for the request timeout."""
+        is forgotten at once instead of holding every read for the request timeout. And one
+        the chosen broker met, then contradicts in its answer to the read itself, changed
+        again elsewhere in between: it is forgotten too, and the newer state returned."""
         deadline = time.monotonic() + self.settings.request_timeout_ms / 1000
         origin = {e.topic: e.at for e in pending}
         wanted = {e.topic: e for e in pending}
@@ -467,7 +469,15 @@ class AdminConnection:
             node = nearest()
             self.journal.forget(self.cluster_id, unmet_at[node])
         self._read_node = node
-        return await self._metadata_from(topics, node, partitions)
+        answer = await self._metadata_from(topics, node, partitions)
+        if self._answered_by == node:
+            # `node` showed these expectations met a moment ago; one its answer contradicts
+            # now was changed again since, elsewhere (a ZooKeeper-mode broker behind a
+            # creation lists the topic for a few ms after the others dropped it, then applies
+            # the deletion). Kept, it would hold every later read of the topic.
+            shown = wanted if topics is None else {t: wanted[t] for t in topics if t in wanted}
+            self.journal.forget(self.cluster_id, _unmet(answer, list(shown.values())))
+        return answer
 
     async def _absent_at_controller(self, topics: list[str]) -> set[str]:
         """Which of `topics` the controller itself does not have. A validate-only CreateTopics

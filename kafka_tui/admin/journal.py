@@ -170,7 +170,8 @@ class ChangeJournal:
         )
 
     def forget(self, cluster: str | None, topics: Iterable[str]) -> None:
-        """Drop expectations every broker contradicts: the topic changed again elsewhere."""
+        """Drop expectations the cluster has moved past: the topic changed again elsewhere
+        (every broker contradicts them, or a broker that met them no longer does)."""
         if cluster is None:
             return
         known = self._by_cluster.get(cluster, {})
