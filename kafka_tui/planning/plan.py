@@ -8,23 +8,38 @@ Parallelism without losing balance: `prepare` cuts the rows (in file order) into
 about `group_partitions` partitions, and gives each group a share of every broker's existing
 replicas and leaders proportional to the group's share of the new replicas (largest remainder,
 so the shares add up to the cluster's load exactly). Each group then water-fills its scaled
-copy of the cluster; the sum of evenly filled scaled copies is the evenly filled cluster, with
-at most one replica of rounding per broker and group. The groups depend on the plan only,
-never on the engine or its parallelism.
+copy of the cluster; the sum of evenly filled scaled copies is the evenly filled cluster. A
+fill rarely ends level: r brokers end one above the rest, and the placer's ties would pick
+the same lowest ids in every group, a bias that adds up with the groups (7 brokers, 10,100
+one-partition topics of RF 3 in groups of 100: 4,242-4,343 replicas per broker, not
+4,328-4,329). So `prepare` settles those remainders across the groups (`_Settle`): each
+group's r go to the brokers that took fewest so far, and the others at the level get a
+phantom replica (or leader) in the group's load, so the group ends level. The groups depend
+on the plan only, never on the engine or its parallelism.
 
-This module holds the intents, the validated rows and `prepare`; `plan_document.py` places a
-group and writes the document, `plan_stats.py` counts. Their public names are re-exported here,
-where the CLI, the TUI, the Spark job and the tests import them from.
+The data lives in `plan_model.py`; `plan_document.py` places a group and writes the document,
+`plan_stats.py` counts. Their public names are re-exported here, where the CLI, the TUI, the
+Spark job and the tests import them from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from kafka_tui.planning.placement import MODES, Broker, Load, Mode, Request
+from kafka_tui.planning.placement import MAX_PLACED_REPLICAS, MODES, Broker, Load, Mode, Request
 from kafka_tui.planning.plan_document import plan_in_process, run_group, write_document
+from kafka_tui.planning.plan_model import (
+    DEFAULT_GROUP_PARTITIONS,
+    Action,
+    ClusterView,
+    ExistingTopic,
+    Group,
+    Intent,
+    PlanOptions,
+    Prepared,
+    Row,
+)
 from kafka_tui.planning.plan_stats import (
     MAX_PROBLEMS,
     Tally,
@@ -58,9 +73,6 @@ __all__ = [
     "write_document",
 ]
 
-Action = Literal["create", "grow"]
-DEFAULT_GROUP_PARTITIONS = 20_000
-
 # Kafka 4.x topic-level configs (TopicConfig and the log configs a topic may override).
 KNOWN_TOPIC_CONFIGS = frozenset(
     """cleanup.policy compression.type compression.gzip.level compression.lz4.level
@@ -75,74 +87,6 @@ KNOWN_TOPIC_CONFIGS = frozenset(
     segment.bytes segment.index.bytes segment.jitter.ms segment.ms
     unclean.leader.election.enable""".split()  # noqa: SIM905 (a list of 36 names reads worse)
 )
-
-
-@dataclass(frozen=True)
-class Intent:
-    """One plan row; None = the cluster's default (or, for a grow, the topic's own)."""
-
-    topic: str
-    partitions: int | None = None
-    replication_factor: int | None = None
-    min_required: int | None = None
-    configs: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class ExistingTopic:
-    partitions: tuple[tuple[int, ...], ...]
-    replication_factor: int  # intended: a placeholder record's, else the topic's
-    min_insync: int | None = None
-
-
-@dataclass(frozen=True)
-class ClusterView:
-    brokers: tuple[Broker, ...]
-    load: Load
-    topics: dict[str, ExistingTopic]
-    num_partitions: int = 1
-    replication_factor: int = 1
-    min_insync: int = 1
-
-
-@dataclass(frozen=True)
-class PlanOptions:
-    mode: Mode = "disabled"
-    min_required: int | None = None
-    group_partitions: int = DEFAULT_GROUP_PARTITIONS
-
-
-@dataclass(frozen=True)
-class Row:
-    """A validated intent: what to place, or why not (`error`, `message`)."""
-
-    topic: str
-    action: Action
-    total: int  # partitions after the plan (a create: its count)
-    request: Request
-    mode: Mode
-    configs: tuple[tuple[str, str], ...] = ()
-    min_required: int | None = None
-    warnings: tuple[str, ...] = ()
-    error: str | None = None
-    message: str = ""
-
-
-@dataclass(frozen=True)
-class Group:
-    index: int
-    rows: tuple[Row, ...]
-    load: Load = field(default_factory=Load)
-
-
-@dataclass(frozen=True)
-class Prepared:
-    brokers: tuple[Broker, ...]
-    before: Load
-    groups: tuple[Group, ...]
-    warnings: tuple[str, ...]
-    options: PlanOptions
-    skipped: int = 0  # rows with nothing to do (a grow to the current count)
 
 
 def row_mode(options: PlanOptions, intent: Intent) -> Mode:
@@ -193,7 +137,7 @@ def prepare(view: ClusterView, intents: Sequence[Intent], options: PlanOptions) 
             row = _with_warning(row, f"replication factor {factor} > {live} live brokers")
         rows.append(row)
     warnings.extend(f"{r.topic}: {w}" for r in rows for w in r.warnings)
-    groups = _groups(rows, view.load, max(1, options.group_partitions))
+    groups = _groups(view.brokers, rows, view.load, max(1, options.group_partitions))
     return Prepared(view.brokers, view.load, groups, tuple(warnings), options, skipped)
 
 
@@ -299,7 +243,9 @@ def _grow_row(
     )
 
 
-def _groups(rows: Sequence[Row], load: Load, size: int) -> tuple[Group, ...]:
+def _groups(
+    brokers: Sequence[Broker], rows: Sequence[Row], load: Load, size: int
+) -> tuple[Group, ...]:
     chunks: list[list[Row]] = [[]]
     weights: list[int] = [0]
     count = 0
@@ -316,8 +262,10 @@ def _groups(rows: Sequence[Row], load: Load, size: int) -> tuple[Group, ...]:
         return (Group(0, tuple(chunks[0]), load),)
     replicas = _apportion(load.replicas, weights)
     leaders = _apportion(load.leaders, weights)
+    settle = _Settle(brokers)
     return tuple(
-        Group(i, tuple(chunk), Load(replicas[i], leaders[i])) for i, chunk in enumerate(chunks)
+        Group(i, tuple(chunk), settle.load_for(Load(replicas[i], leaders[i]), chunk))
+        for i, chunk in enumerate(chunks)
     )
 
 
@@ -339,3 +287,101 @@ def _apportion(counts: dict[int, int], weights: Sequence[int]) -> list[dict[int,
             if share:
                 parts[i][broker] = share
     return parts
+
+
+_Kind = Literal["replicas", "leaders"]
+
+
+class _Settle:
+    """Which brokers take the remainder of each group's even fill, settled across groups.
+
+    A group's rows, spread evenly over its share of the cluster, leave the brokers at a level
+    L with r of them at L + 1; left to the placer, those r are the same lowest ids in every
+    group. Here the r go to the brokers that took fewest such extras in the groups before
+    (ties to the lowest id: that broker then has one more), and every other broker at L gets
+    one phantom replica (or leader) in the group's load: the group ends level, each broker
+    with its share. Groups are settled in order, before any is placed.
+    """
+
+    def __init__(self, brokers: Sequence[Broker]) -> None:
+        ordered = sorted(brokers, key=lambda b: b.id)
+        self.observed = [b.id for b in ordered]
+        self.live = [b.id for b in ordered if b.live]
+        self.offline = [b.id for b in ordered if not b.live]
+        self.extras: dict[_Kind, dict[int, int]] = {"replicas": {}, "leaders": {}}
+
+    def load_for(self, share: Load, rows: Iterable[Row]) -> Load:
+        """`share` (the group's part of the cluster's load) with the group's phantoms."""
+        anywhere = on_live = on_offline = leaders = 0
+        for row in rows:
+            counts = self._per_partition(row)
+            if counts is None:
+                continue
+            partitions = row.request.partitions
+            anywhere += partitions * counts[0]
+            on_live += partitions * counts[1]
+            on_offline += partitions * counts[2]
+            leaders += partitions
+        fills: list[tuple[list[int], int, _Kind]] = [
+            (self.observed, anywhere, "replicas"),
+            (self.live, on_live, "replicas"),
+            (self.offline, on_offline, "replicas"),
+            (self.live, leaders, "leaders"),
+        ]
+        start = {"replicas": dict(share.replicas), "leaders": dict(share.leaders)}
+        counts_now = {"replicas": dict(share.replicas), "leaders": dict(share.leaders)}
+        for holders, units, kind in fills:
+            if not units or not holders:
+                continue
+            now = counts_now[kind]
+            level, line, extra = _water_line(now, units, holders)
+            given = self.extras[kind]
+            chosen = sorted(line, key=lambda b: (given.get(b, 0), b))[:extra]
+            for broker in line:
+                now[broker] = level
+            for broker in chosen:
+                now[broker] = level + 1
+                given[broker] = given.get(broker, 0) + 1
+            if extra:
+                for broker in line:
+                    if broker not in chosen:
+                        start[kind][broker] = start[kind].get(broker, 0) + 1
+        return Load(start["replicas"], start["leaders"])
+
+    def _per_partition(self, row: Row) -> tuple[int, int, int] | None:
+        """A partition's replicas on any observed broker (enabled_prefer_observed), on live
+        brokers, on offline ones; None when the placer refuses the row (the checks of
+        placement._refusal that decide it, without their words)."""
+        request = row.request
+        factor, partitions = request.replication_factor, request.partitions
+        live = len(self.live)
+        if row.error is not None or partitions < 1 or factor < 1 or not live:
+            return None
+        if partitions * factor > MAX_PLACED_REPLICAS:
+            return None
+        if row.mode == "disabled":
+            return None if factor > live else (0, factor, 0)
+        if max(1, request.min_live_replicas) > min(factor, live):
+            return None
+        if row.mode == "enabled_prefer_observed":
+            return (min(factor, len(self.observed)), 0, 0)
+        return (0, min(factor, live), min(factor - min(factor, live), len(self.offline)))
+
+
+def _water_line(
+    counts: dict[int, int], units: int, holders: Sequence[int]
+) -> tuple[int, list[int], int]:
+    """`units` spread evenly over `holders` on top of `counts`: the level the lightest reach,
+    those brokers (by id), and how many of them take one more for what is left."""
+    order = sorted(holders, key=lambda b: (counts.get(b, 0), b))
+    values = [counts.get(b, 0) for b in order]
+    level, below, left = values[0], 1, units
+    while True:
+        while below < len(order) and values[below] <= level:
+            below += 1
+        if below == len(order) or (values[below] - level) * below > left:
+            break
+        left -= (values[below] - level) * below
+        level = values[below]
+    rise, extra = divmod(left, below)
+    return level + rise, sorted(order[:below]), extra

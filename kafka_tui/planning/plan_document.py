@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from kafka_tui.planning.placement import Broker, Load, Placement, place
-from kafka_tui.planning.plan_stats import Tally, broker_rows, statistics, tally
-
-if TYPE_CHECKING:  # plan.py re-exports this module: a runtime import would be a cycle
-    from kafka_tui.planning.plan import Group, Prepared, Row
+from kafka_tui.planning.plan_model import Group, Prepared, Row
+from kafka_tui.planning.plan_stats import Tally, balance_warnings, broker_rows, statistics, tally
 
 
 def run_group(brokers: Sequence[Broker], group: Group) -> tuple[str, Tally]:
@@ -113,7 +111,8 @@ def write_document(
     out.write(",\n".join(_compact(r) for r in rows))
     stats = statistics(prepared.brokers, prepared.before, total, prepared.skipped)
     out.write(f'\n],\n"stats": {_compact(stats)},\n')
-    out.write(f'"warnings": {_compact(list(prepared.warnings))}\n}}\n')
+    warnings = [*prepared.warnings, *balance_warnings(stats)]
+    out.write(f'"warnings": {_compact(warnings)}\n}}\n')
     return total
 
 

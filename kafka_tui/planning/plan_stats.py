@@ -1,6 +1,8 @@
 """Plan statistics: what each group's placements add up to (a small `Tally`, merged in group
 order on the driver) and the figures the plan document shows: per broker before -> after,
-min/max/avg/std, per rack, and the sanity check of the placer's output.
+min/max/avg/std, per rack, the sanity check of the placer's output, and its balance check:
+the least max replicas and leaders the existing load and the racks allow, and a warning when
+the plan's are above them by more than a slack.
 
 Pure and deterministic, like the rest of `planning/`.
 """
@@ -10,12 +12,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kafka_tui.planning.placement import Broker, Load, Placement
-
-if TYPE_CHECKING:  # plan.py re-exports this module: a runtime import would be a cycle
-    from kafka_tui.planning.plan import Row
+from kafka_tui.planning.plan_model import Row
 
 MAX_PROBLEMS = 20
 
@@ -33,6 +33,9 @@ class Tally:
     on_offline: int = 0
     partners: dict[int, tuple[int, ...]] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
+    # Placed partitions by how many of their replicas are on live brokers: what decides how
+    # many one rack may hold (a partition's live replicas spread over the live racks).
+    live_spread: dict[int, int] = field(default_factory=dict)
 
     @classmethod
     def empty(cls) -> Tally:
@@ -52,6 +55,7 @@ class Tally:
             self.on_offline + other.on_offline,
             partners,
             (self.problems + other.problems)[:MAX_PROBLEMS],
+            _added(self.live_spread, other.live_spread),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -67,6 +71,7 @@ class Tally:
             ],
             "partners": sorted((b, list(p)) for b, p in self.partners.items()),
             "problems": list(self.problems),
+            "live_spread": sorted(self.live_spread.items()),
         }
 
     @classmethod
@@ -82,6 +87,7 @@ class Tally:
             on_offline,
             partners={b: tuple(p) for b, p in data["partners"]},
             problems=tuple(data["problems"]),
+            live_spread={r: n for r, n in data["live_spread"]},
         )
 
 
@@ -102,6 +108,7 @@ def tally(
     replicas: dict[int, int] = {}
     leaders: dict[int, int] = {}
     partners: dict[int, set[int]] = {}
+    live_spread: dict[int, int] = {}
     partitions = same_rack = placeholders = on_offline = 0
     problems: list[str] = []
     for row, placement in placed:
@@ -119,6 +126,8 @@ def tally(
             if any(b not in rack for b in real):
                 problems.append(f"{where}: unknown broker in {list(members)}")
             same_rack += len({rack.get(b) for b in real}) < len(real)
+            on_live = sum(b in live for b in real)
+            live_spread[on_live] = live_spread.get(on_live, 0) + 1
             for position, broker in enumerate(real):
                 replicas[broker] = replicas.get(broker, 0) + 1
                 if position == 0:
@@ -135,6 +144,7 @@ def tally(
         on_offline,
         {b: tuple(sorted(p)) for b, p in sorted(partners.items())},
         tuple(problems[:MAX_PROBLEMS]),
+        live_spread,
     )
 
 
@@ -210,4 +220,104 @@ def statistics(
         "placeholders": total.placeholders,
         "replicas_on_offline_brokers": total.on_offline,
         "sanity": {"ok": not total.problems, "problems": list(total.problems)},
+        "balance": least_maxima(brokers, before, total),
     }
+
+
+# How far a broker's count may go above the least the existing load and the racks allow
+# before the plan warns: the placer spreads each topic first and chooses greedily, landing
+# within a few (or about 1% on big counts) of the least, not on it.
+BALANCE_SLACK = 2
+BALANCE_SLACK_SHARE = 0.01
+
+
+def least_maxima(brokers: Sequence[Broker], before: Load, total: Tally) -> dict[str, int | None]:
+    """The least max replicas and max leaders a live broker could end with, over live brokers
+    as the statistics are: what the existing load and the racks force (a partition's live
+    replicas spread over the live racks, one per rack while there are racks enough), each
+    broker holding at most one replica of a partition and leading only where it holds one.
+    None where no bound is known."""
+    live = sorted((b for b in brokers if b.live), key=lambda b: b.id)
+    racks = len({b.rack for b in live})
+    spread = [
+        (on_live * count, -(-on_live // racks) * count)
+        for on_live, count in sorted(total.live_spread.items())
+        if on_live and racks
+    ]
+    new_leaders = sum(total.leaders.get(b.id, 0) for b in live)
+    return {
+        "replicas_least_max": least_max(
+            [before.replicas.get(b.id, 0) for b in live],
+            [b.rack for b in live],
+            [total.partitions] * len(live),
+            spread,
+        ),
+        "leaders_least_max": least_max(
+            [before.leaders.get(b.id, 0) for b in live],
+            [None] * len(live),
+            [min(total.partitions, total.replicas.get(b.id, 0)) for b in live],
+            [(new_leaders, new_leaders)],
+        ),
+    }
+
+
+def least_max(
+    counts: Sequence[int],
+    racks: Sequence[str | None],
+    rooms: Sequence[int],
+    kinds: Sequence[tuple[int, int]],
+) -> int | None:
+    """The least possible largest count once more are spread over brokers holding `counts`:
+    `kinds` as (how many, at most how many on one rack), each broker taking at most its
+    `rooms`. None if those limits cannot take them all.
+
+    Spreading to a level is possible when no set of racks is short (max-flow min-cut, the
+    cheapest cuts being the racks with least room): for each k, the k racks with least room
+    up to the level plus what the other racks cannot take of each kind hold them all."""
+    if not counts:
+        return None
+    wanted = sum(units for units, _ in kinds)
+
+    def fits(level: int) -> bool:
+        room: dict[str | None, int] = {}
+        for count, rack, most in zip(counts, racks, rooms, strict=True):
+            room[rack] = room.get(rack, 0) + min(most, max(0, level - count))
+        smallest = sorted(room.values())
+        taken = 0
+        for k in range(len(smallest) + 1):
+            others = len(smallest) - k
+            if taken + sum(min(units, others * most) for units, most in kinds) < wanted:
+                return False
+            if k < len(smallest):
+                taken += smallest[k]
+        return True
+
+    low, high = max(counts), max(counts) + max(rooms)
+    if not fits(high):
+        return None
+    while low < high:
+        middle = (low + high) // 2
+        if fits(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def balance_warnings(stats: dict[str, Any]) -> list[str]:
+    """The plan's own check of its balance: a warning for replicas or leaders whose max is
+    above the least the existing load and the racks allow, by more than the slack."""
+    warnings = []
+    for kind in ("replicas", "leaders"):
+        least = stats["balance"][f"{kind}_least_max"]
+        after = stats[f"{kind}_after"]
+        if least is None or after["max"] is None:
+            continue
+        if after["max"] <= least + max(BALANCE_SLACK, math.ceil(least * BALANCE_SLACK_SHARE)):
+            continue
+        warnings.append(
+            f"balance: {kind} max/avg {after['max_avg']} (max {after['max']}) is above the "
+            f"{round(least / after['avg'], 4)} (max {least}) that the existing load and the "
+            "racks allow"
+        )
+    return warnings

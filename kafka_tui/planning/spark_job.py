@@ -60,11 +60,14 @@ def place_group(payload: str) -> tuple[str, str]:
 
 
 def _package_zip(folder: Path) -> Path:
-    """kafka_tui's pure planning modules, for executors that do not have kafka-tui installed."""
+    """kafka_tui's pure planning modules, for executors that do not have kafka-tui installed:
+    planning/ and the one module outside it that they import (fields.py, the refusals' fields).
+    """
     root = Path(__file__).resolve().parent.parent
     target = folder / "kafka_tui_planning.zip"
     with zipfile.ZipFile(target, "w") as archive:
         archive.writestr("kafka_tui/__init__.py", "")
+        archive.write(root / "fields.py", "kafka_tui/fields.py")
         for source in sorted((root / "planning").glob("*.py")):
             archive.write(source, f"kafka_tui/planning/{source.name}")
     return target
