@@ -1,4 +1,4 @@
-"""Fuzz every parser with 10,000 Hypothesis examples (tests/test_fuzz.py runs the same checks
+"""Fuzz every parser with 10,000 Hypothesis examples (tests/fuzz/test_fuzz.py runs the same
 with a few hundred, derandomized): topic names and specs, --replica-assignment, --topic regexes,
 --config/--add-config/--delete-config, TOML profiles and files, client.properties (text, JAAS,
 settings, files) and plan files.
@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from hypothesis import HealthCheck, given, seed, settings
 
-from tests.fuzz_targets import TARGETS, Target, pattern
+from tests.fuzz.fuzz_targets import TARGETS, Target, pattern
 
 
 def fuzz(

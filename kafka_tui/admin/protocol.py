@@ -180,9 +180,9 @@ METADATA_RESPONSE_SCHEMA = Schema(
 )
 
 # Hand-written decoding of METADATA_RESPONSE_SCHEMA, giving what aiokafka's to_object() gives
-# (tests/test_metadata_decoding.py compares them). The generic decoding (a BytesIO read and a
-# struct call per field, then a second pass for to_object) took 230-340 ms for 10,000 topics
-# / 30,000 partitions; this takes 50-80 ms.
+# (tests/integration/test_metadata_decoding.py compares them). The generic decoding (a BytesIO
+# read and a struct call per field, then a second pass for to_object) took 230-340 ms for
+# 10,000 topics / 30,000 partitions; this takes 50-80 ms.
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
 _PARTITION_HEAD = struct.Struct(">hiii")  # error code, index, leader, leader epoch

@@ -68,6 +68,8 @@ def build(target: Path = BUILD) -> None:
         (package / "__init__.py").write_text("")
         for name in COMPILED:
             shutil.copy2(HERE / f"{name}.py", package / f"{name}.py")
+        # Imported by the compiled modules, type-checked with them, not compiled.
+        shutil.copy2(HERE.parent / "fields.py", work / "kafka_tui" / "fields.py")
         made = stamp(package)
         mypyc = Path(sys.executable).with_name("mypyc")
         sources = [f"kafka_tui/planning/{name}.py" for name in COMPILED]

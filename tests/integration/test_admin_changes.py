@@ -22,7 +22,7 @@ from kafka_tui.admin import (
 )
 from kafka_tui.admin.connection import poll_until
 
-from .conftest import Cluster, record_sends, record_written
+from ..conftest import Cluster, record_sends, record_written
 
 Names = Callable[[str], str]
 

@@ -1,0 +1,1 @@
+"""Property-based and fuzz tests of the parsers and decoders: no JVM."""

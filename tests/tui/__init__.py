@@ -1,0 +1,1 @@
+"""Screens from fixed or recorded data: no JVM."""

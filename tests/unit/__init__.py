@@ -1,0 +1,1 @@
+"""Pure code: no JVM, no cluster."""
