@@ -8,6 +8,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..services.plans import findings, topics_named
+from .words import with_remedies
+
 
 def _terminal(as_json: bool) -> bool:
     return not as_json and sys.stderr.isatty()
@@ -85,8 +88,13 @@ def print_summary(document: dict[str, Any]) -> None:
             f"rack {r['rack']}: {r['brokers']} broker(s), replicas {r['replicas_before']} -> "
             f"{r['replicas_after']}, leaders {r['leaders_before']} -> {r['leaders_after']}"
         )
-    for t in refused:
-        print(f"Error ({t['error']}): {t['message']}", file=sys.stderr)
+    for f in findings(document):
+        text = with_remedies(f.message, f.remedies)
+        where = f"{len(f.topics)} topic(s) ({topics_named(f.topics)})"
+        print(
+            f"Error ({f.error}): {where}: {text}" if f.error else f"WARNING: {where}: {text}",
+            file=sys.stderr,
+        )
     for w in document["warnings"]:
         print(f"WARNING: {w}", file=sys.stderr)
     if not stats["sanity"]["ok"]:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any, TextIO
 
-from kafka_tui.planning.placement import Broker, Load, Placement, place
+from kafka_tui.planning.explicit import check_assignment
+from kafka_tui.planning.placement import Broker, Load, Placement, Request, place
 from kafka_tui.planning.plan_model import Group, Prepared, Row
 from kafka_tui.planning.plan_stats import Tally, balance_warnings, broker_rows, statistics, tally
 
@@ -30,7 +32,7 @@ def run_group(brokers: Sequence[Broker], group: Group) -> tuple[str, Tally]:
             runs.append([i])
     for run in runs:
         mode = group.rows[run[0]].mode
-        results = place(brokers, load, [group.rows[i].request for i in run], mode)
+        results = place(brokers, load, [_kafka_request(group.rows[i]) for i in run], mode)
         load = load.plus(results)
         placements.update(zip(run, results, strict=True))
     entries = []
@@ -40,12 +42,39 @@ def run_group(brokers: Sequence[Broker], group: Group) -> tuple[str, Tally]:
         placement = placements.get(i)
         if placement is not None and row.action == "grow" and not placement.error:
             placement = _grow_check(row, placement)
+            if not placement.error and _kafka_count(row) < row.request.replication_factor:
+                placement = _toward_intended(brokers, row, placement)
         entries.append(json.dumps(_entry(row, placement), separators=(",", ":")))
         if placement is not None and placement.error is None:
             placed.append((row, placement))
         else:
             refused += 1
     return ",\n".join(entries), tally(brokers, placed, refused)
+
+
+def _kafka_count(row: Row) -> int:
+    """A grown topic's replicas per partition in Kafka (its request's factor is the one
+    intended, which a topic created under-replicated has more of)."""
+    existing = row.request.existing
+    return len(existing[0]) if existing else row.request.replication_factor
+
+
+def _kafka_request(row: Row) -> Request:
+    """What the placer places: for a grow, Kafka's count per new partition (Kafka needs as
+    many as the topic's partitions have); placeholders toward the intended factor follow."""
+    count = _kafka_count(row)
+    if row.action != "grow" or count >= row.request.replication_factor:
+        return row.request
+    return replace(row.request, replication_factor=count)
+
+
+def _toward_intended(brokers: Sequence[Broker], row: Row, placement: Placement) -> Placement:
+    """The new partitions of a topic created under-replicated get a placeholder for each
+    replica its intended factor has beyond Kafka's, as `kafka-tui topics alter` gives them."""
+    count, intended = _kafka_count(row), row.request.replication_factor
+    holes = tuple(range(-1, -(intended - count) - 1, -1))
+    extended = [[*replicas, *holes] for replicas in placement.assignment]
+    return check_assignment(brokers, row.topic, extended, "enabled", kafka_replicas=count)
 
 
 def _grow_check(row: Row, placement: Placement) -> Placement:
@@ -83,6 +112,12 @@ def _entry(row: Row, placement: Placement | None) -> dict[str, Any]:
     }
     if placement is not None and not error and any(placement.placeholder_racks):
         entry["placeholder_racks"] = [list(r) for r in placement.placeholder_racks]
+    if placement is not None and error and placement.remedies:
+        # What would let it through, for each front end to word (fields.py).
+        entry["remedies"] = [
+            {"settings": [[str(f), v] for f, v in r.settings], "purpose": r.purpose}
+            for r in placement.remedies
+        ]
     return entry
 
 

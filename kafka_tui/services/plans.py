@@ -3,7 +3,11 @@ TUI's plan screen alike."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 from ..admin import KafkaAdmin
+from ..fields import Field, Remedy
 from ..planning.plan import ClusterView, ExistingTopic
 from .snapshot import Snapshot, min_insync_replicas
 
@@ -28,3 +32,38 @@ async def cluster_view(admin: KafkaAdmin, snapshot: Snapshot, names: list[str]) 
         snapshot.default_int("default.replication.factor", 1),
         snapshot.default_int("min.insync.replicas", 1),
     )
+
+
+@dataclass
+class Finding:
+    """One distinct refusal or warning of a plan document, and the topics it concerns (a
+    plan with a broker down refuses many topics for one reason: shown once, with a count)."""
+
+    error: str | None  # Kafka's error name for a refusal; None for a warning
+    message: str
+    remedies: list[Remedy]
+    topics: list[str] = field(default_factory=list)
+
+
+def findings(document: dict[str, Any]) -> list[Finding]:
+    """The document's refusals, then its topics' warnings, each distinct one once."""
+    found: dict[tuple[str | None, str, str], Finding] = {}
+    for t in document["topics"]:
+        if t["error"]:
+            remedies = [
+                Remedy(tuple((Field(f), v) for f, v in r["settings"]), r.get("purpose", ""))
+                for r in t.get("remedies", [])
+            ]
+            key = (t["error"], t["message"], repr(remedies))
+            found.setdefault(key, Finding(t["error"], t["message"], remedies)).topics.append(
+                t["topic"]
+            )
+        for w in t["warnings"]:
+            found.setdefault((None, w, ""), Finding(None, w, [])).topics.append(t["topic"])
+    return sorted(found.values(), key=lambda f: f.error is None)
+
+
+def topics_named(names: list[str], shown: int = 3) -> str:
+    """'a, b, c and 7 more'."""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more

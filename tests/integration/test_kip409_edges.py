@@ -284,3 +284,37 @@ def test_zookeeper_knows_offline_brokers_from_replica_lists_and_waits_for_leader
         raw.stop()
         raw.close()
     assert cli(capsys, cluster, "topics", "delete", topic, "--yes")[0] == 0
+
+
+def test_a_plan_grows_a_degraded_topic_toward_its_intended_factor(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    """A bulk plan grows a topic created under-replicated as `topics alter` does: Kafka's
+    count of brokers per new partition, placeholders up to the intended factor."""
+    cluster.restore()
+    topic = name("plan-degraded")
+    code, results = cli(
+        capsys,
+        cluster,
+        "topics",
+        "create",
+        topic,
+        "--replica-assignment",
+        "1:2:-1",
+        "--under-replicated",
+        "enabled",
+    )
+    assert code == 0, results
+    plan = tmp_path / "grow.csv"
+    plan.write_text(f"topic,partitions\n{topic},3\n")
+    code, document = cli(capsys, cluster, "plan", "preview", str(plan))
+    assert code == 0, document
+    [entry] = document["topics"]
+    assert entry["error"] is None and entry["replication_factor"] == 3, entry
+    assert [len(a) for a in entry["assignment"]] == [3, 3]
+    assert all(a[2] == -1 and -1 not in a[:2] for a in entry["assignment"])
+    code, applied = cli(capsys, cluster, "plan", "apply", str(plan), "--yes")
+    assert code == 0, applied
+    assert [len(r) for r in _kafka_replicas(cluster, topic, 3)] == [2, 2, 2]
+    assert _placeholders(capsys, cluster, topic) == [[-1]] * 3
+    assert cli(capsys, cluster, "topics", "delete", topic, "--yes")[0] == 0

@@ -172,6 +172,26 @@ def test_a_plan_with_a_broker_down_follows_its_mode(
         topics = {t["topic"].removeprefix(prefix + "-"): t for t in document["topics"]}
         assert topics["strict"]["error"] == "INVALID_REPLICATION_FACTOR"
         assert "broker 3 is offline" in topics["strict"]["message"]
+        # The remedy names fields; the table's summary words them as flags.
+        assert topics["strict"]["remedies"] == [
+            {
+                "settings": [
+                    ["under_replicated_mode", "enabled"],
+                    ["min_required_replication_factor", "2"],
+                ],
+                "purpose": "to create it under-replicated",
+            }
+        ]
+        assert "remedies" not in topics["min2"]
+        base = ["--bootstrap-server", cluster.bootstrap_servers]
+        base += ["--zookeeper", cluster.zookeeper] if cluster.zookeeper else []
+        assert main([*base, "plan", "preview", str(plan)]) == 0
+        err = capsys.readouterr().err
+        assert (
+            f"Error (INVALID_REPLICATION_FACTOR): 1 topic(s) ({prefix}-strict): Replication "
+            "factor 3 needs 3 live brokers" in err
+        )
+        assert "Pass --under-replicated enabled (or --min-required-replication-factor 2)" in err
         assert topics["min2"]["mode"] == "enabled" and topics["min2"]["error"] is None
         assert all(sorted(a) == [1, 2, 3] and a[0] in (1, 2) for a in topics["min2"]["assignment"])
         assert all(3 not in a for a in topics["rf2"]["assignment"])

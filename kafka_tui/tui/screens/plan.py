@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Select
 
 from ...admin import AdminError, KafkaAdmin, TopicResult
 from ...config import Profile
-from ...fields import Field, FieldError, Remedy
+from ...fields import FieldError
 from ...planning import plan_io, plan_parquet
 from ...planning.placement import MODES
 from ...planning.plan import (
@@ -38,7 +38,7 @@ from ...planning.plan import (
 )
 from ...services.placing import PlacementOptions
 from ...services.plan_apply import apply_document, broker_differences
-from ...services.plans import cluster_view
+from ...services.plans import cluster_view, findings, topics_named
 from ...services.snapshot import take_snapshot
 from ...services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from ..widgets.broker_chart import BrokerBars, BrokerChart
@@ -73,29 +73,16 @@ def place_locally(
 
 
 def grouped_warnings(document: dict[str, Any]) -> list[str]:
-    """Refusals and warnings, each distinct one once with how many topics it concerns (a
-    plan with a broker down refuses many topics for the same reason), then the plan's own."""
-    counts: dict[str, list[str]] = {}
-    for t in document["topics"]:
-        if t["error"]:
-            line = f"{t['error']}: {t['message']}"
-            advice = remedy_words(_remedies(t))
-            counts.setdefault(f"{line} {advice}".rstrip(), []).append(t["topic"])
-        for w in t["warnings"]:
-            counts.setdefault(w, []).append(t["topic"])
+    """Refusals and warnings, each distinct one once with how many topics it concerns, its
+    remedy worded for the screen; then the plan's own warnings."""
     lines = []
-    for text, names in counts.items():
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        lines.append(f"{len(names)} topic(s) ({shown}): {text}")
+    for f in findings(document):
+        text = f"{f.error}: {f.message}" if f.error else f.message
+        advice = remedy_words(f.remedies)
+        text = f"{text} {advice}".rstrip()
+        lines.append(f"{len(f.topics)} topic(s) ({topics_named(f.topics)}): {text}")
     sanity = document["stats"]["sanity"]
     return lines + list(document["warnings"]) + [f"SANITY: {p}" for p in sanity["problems"]]
-
-
-def _remedies(entry: dict[str, Any]) -> list[Remedy]:
-    return [
-        Remedy(tuple((Field(f), v) for f, v in r["settings"]), r.get("purpose", ""))
-        for r in entry.get("remedies", [])
-    ]
 
 
 def _stat_line(name: str, s: dict[str, Any]) -> str:
