@@ -50,7 +50,7 @@ class Filters:
         text = self.text
         shown = [r for r, n in zip(rows, lowered_names, strict=True) if text in n] if text else rows
         for name in sorted(self.on):
-            shown = [r for r in shown if getattr(r, name) > 0]
+            shown = [r for r in shown if getattr(r, name) > 0 and not r.own]
         return shown
 
 
@@ -243,10 +243,11 @@ class MetadataScreen(KafkaScreen):
         self.cluster, self.min_isr = cluster, min_isr
         self.topics = {t.name: t for t in topics}
         live = set(cluster.live_broker_ids)
-        self.rows = [TopicRow.of(t, live, self.min_isr.get(t.name)) for t in topics]
+        own = self.profile.placeholders_topic
+        self.rows = [TopicRow.of(t, live, self.min_isr.get(t.name), t.name == own) for t in topics]
         self._lowered_names = [r.name.lower() for r in self.rows]
-        urp = sum(1 for r in self.rows if r.under_replicated)
-        unavailable = sum(1 for r in self.rows if r.unavailable)
+        urp = sum(1 for r in self.rows if r.under_replicated and not r.own)
+        unavailable = sum(1 for r in self.rows if r.unavailable and not r.own)
         self._health = f"{urp} under-replicated · {unavailable} unavailable"
         self.query_one("#cluster-header", Static).update(cluster_line(cluster, self.profile))
         self.apply_filters()
@@ -365,7 +366,9 @@ class MetadataScreen(KafkaScreen):
         internal = [
             n
             for n in names
-            if n in KNOWN_INTERNAL_TOPICS or (n in self.topics and self.topics[n].internal)
+            if n in KNOWN_INTERNAL_TOPICS
+            or n == self.profile.placeholders_topic  # kafka-tui's own: its records would go
+            or (n in self.topics and self.topics[n].internal)
         ]
         if await run_deletion(self, self.admin, names, internal):
             self.query_one(TopicTable).marked.clear()

@@ -32,9 +32,18 @@ class TopicRow:
     at_min_isr: int = 0
     # Partitions led by a replica other than their preferred one (the first replica).
     not_preferred: int = 0
+    # kafka-tui's own record topic (KIP-409 placeholders): shown like an internal topic and
+    # left out of the health counts and the toggle filters, whose findings are the user's.
+    own: bool = False
 
     @classmethod
-    def of(cls, topic: TopicDescription, live: set[int] | None, min_isr: int | None) -> TopicRow:
+    def of(
+        cls,
+        topic: TopicDescription,
+        live: set[int] | None,
+        min_isr: int | None,
+        own: bool = False,
+    ) -> TopicRow:
         # One pass over the partitions: this runs for every topic at every refresh (30,000
         # partitions on a large cluster).
         minimum = min_isr or 1
@@ -67,10 +76,13 @@ class TopicRow:
             under_min_isr=under_min,
             at_min_isr=at_min,
             not_preferred=not_preferred,
+            own=own,
         )
 
     @property
     def marker(self) -> str:
+        if self.own:
+            return "  "
         if self.unavailable:
             return "!!"
         if self.under_replicated or self.offline_replicas:
@@ -101,6 +113,7 @@ class TopicTable(ScrollView, can_focus=True):
         "topic-table--marked",
         "topic-table--placeholder",
         "topic-table--not-preferred",
+        "topic-table--own",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "cursor(-1)", "Up", show=False),
@@ -174,13 +187,13 @@ class TopicTable(ScrollView, can_focus=True):
             row.under_replicated or "",
             row.offline_replicas or "",
             row.unavailable or "",
-            "yes" if row.internal else "",
+            "tui" if row.own else "yes" if row.internal else "",
         ]
         marker = (
             "+ "
             if row.name in self.marked
             else "? "
-            if row.name in self.placeholders and not row.unavailable
+            if row.name in self.placeholders and not row.unavailable and not row.own
             else "> "
             if row.name in self.reassigning and not row.unavailable
             else row.marker
@@ -219,7 +232,9 @@ class TopicTable(ScrollView, can_focus=True):
 
     def _row_style(self, row: TopicRow, index: int) -> Style:
         style = Style()
-        if row.unavailable:
+        if row.own:
+            style += self.get_component_rich_style("topic-table--own")
+        elif row.unavailable:
             style += self.get_component_rich_style("topic-table--error")
         elif row.name in self.placeholders:
             style += self.get_component_rich_style("topic-table--placeholder")
