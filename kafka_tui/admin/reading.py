@@ -5,11 +5,21 @@ Describing uses Metadata v12 with AllowAutoTopicCreation=false, so it never crea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import asyncio
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, TypeVar
 
 from . import protocol
-from .batches import from_code
+from .batches import (
+    READS_IN_FLIGHT,
+    RETRIABLE_READ_ERRORS,
+    batch_report,
+    batched,
+    failed,
+    from_code,
+)
 from .connection import AdminConnection
 from .errors import ConnectionFailed, KafkaRequestError, sentence
 from .model import (
@@ -23,6 +33,9 @@ from .model import (
 )
 
 UNKNOWN_TOPIC = 3
+V = TypeVar("V")
+# What one batch read gives: found topics by name, and the errors of the others.
+BatchRead = Callable[[list[str]], Awaitable[tuple[dict[str, V], list[TopicResult]]]]
 
 
 class AdminReads(AdminConnection):
@@ -89,10 +102,63 @@ class AdminReads(AdminConnection):
         return sorted(topics, key=lambda t: t.name)
 
     async def describe_topics(
-        self, names: Sequence[str] | None = None, *, configs: bool = True
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        configs: bool = True,
+        config_keys: Sequence[str] | None = None,
     ) -> tuple[list[TopicDescription], list[TopicResult]]:
         """Describe `names` (None: all). Never creates a topic. Returns (found, errors)."""
-        metadata = await self._metadata(None if names is None else list(dict.fromkeys(names)))
+        found: list[TopicDescription] = []
+        errors: list[TopicResult] = []
+        async for batch, batch_errors in self.describe_topics_in_batches(
+            names, configs=configs, config_keys=config_keys
+        ):
+            found += batch
+            errors += batch_errors
+        return found, errors
+
+    async def topic_names(self) -> list[str]:
+        """Every topic's name, sorted: one Metadata request whose partitions are not decoded."""
+        metadata = await self._metadata(None, partitions=False)
+        return sorted(t["name"] for t in metadata["topics"] if not t["error_code"])
+
+    async def describe_topics_in_batches(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        configs: bool = True,
+        config_keys: Sequence[str] | None = None,
+    ) -> AsyncIterator[tuple[list[TopicDescription], list[TopicResult]]]:
+        """`describe_topics`, a batch at a time (READ_BATCH topics; None: every topic, sorted
+        by name), in order, as each batch is read: a caller prints the first topics while
+        later batches are on the wire, and holds one batch at a time. A batch that fails
+        fails alone: it is retried within the request timeout, and reported (one line when
+        the whole batch failed for one reason). `config_keys`: only these configs."""
+        order = list(dict.fromkeys(names)) if names is not None else await self.topic_names()
+        keys = None if config_keys is None else list(config_keys)
+
+        async def read(batch: list[str]) -> tuple[list[TopicDescription], list[TopicResult]]:
+            found, errors = await self._read_batch(batch, self._describe_batch)
+            if configs and found:
+                topic_configs, config_errors = await self._read_batch(
+                    list(found), lambda b: self._topic_configs(b, keys)
+                )
+                errors += config_errors
+                for name, entries in topic_configs.items():
+                    d = found[name]
+                    found[name] = TopicDescription(
+                        d.name, d.topic_id, d.internal, d.partitions, entries
+                    )
+            return [found[n] for n in batch if n in found], errors
+
+        async for result in self._pipelined(batched(order), read):
+            yield result
+
+    async def _describe_batch(
+        self, names: list[str]
+    ) -> tuple[dict[str, TopicDescription], list[TopicResult]]:
+        metadata = await self._metadata(names)
         found: dict[str, TopicDescription] = {}
         errors: list[TopicResult] = []
         for topic in metadata["topics"]:
@@ -100,22 +166,68 @@ class AdminReads(AdminConnection):
                 errors.append(from_code(topic["name"], topic["error_code"], None))
             else:
                 found[topic["name"]] = self._description(topic)
-        if configs and found:
-            topic_configs, config_errors = await self._topic_configs(list(found))
-            errors += config_errors
-            for name, entries in topic_configs.items():
-                d = found[name]
-                found[name] = TopicDescription(
-                    d.name, d.topic_id, d.internal, d.partitions, entries
-                )
-        order = list(names) if names is not None else sorted(found)
-        return [found[n] for n in dict.fromkeys(order) if n in found], errors
+        return found, errors
+
+    @staticmethod
+    async def _pipelined(
+        batches: list[list[str]], read: Callable[[list[str]], Awaitable[V]]
+    ) -> AsyncIterator[V]:
+        """`read` each batch, READS_IN_FLIGHT at once, yielding the answers in order."""
+        waiting = iter(batches)
+        in_flight: deque[asyncio.Future[V]] = deque()
+
+        def launch() -> None:
+            batch = next(waiting, None)
+            if batch is not None:
+                in_flight.append(asyncio.ensure_future(read(batch)))
+
+        for _ in range(READS_IN_FLIGHT):
+            launch()
+        try:
+            while in_flight:
+                answer = await in_flight.popleft()
+                launch()
+                yield answer
+        finally:
+            for future in in_flight:
+                future.cancel()
+
+    async def _read_batch(
+        self, batch: list[str], read: BatchRead[V]
+    ) -> tuple[dict[str, V], list[TopicResult]]:
+        """`read(batch)`, asking again for the topics whose error is retriable (a busy
+        broker, a lost link) until the request timeout has passed since the first attempt;
+        what still fails is reported by `batch_report`."""
+        deadline = time.monotonic() + self.settings.request_timeout_ms / 1000
+        found: dict[str, V] = {}
+        final: list[TopicResult] = []
+        pending, pause = batch, 0.1
+        while True:
+            try:
+                got, errors = await read(pending)
+            except ConnectionFailed as exc:
+                got, errors = {}, [failed(exc, t) for t in pending]
+            found |= got
+            retry = [e for e in errors if e.error in RETRIABLE_READ_ERRORS]
+            final += [e for e in errors if e.error not in RETRIABLE_READ_ERRORS]
+            if not retry or time.monotonic() + pause >= deadline:
+                return found, batch_report(batch, final + retry)
+            pending = [e.topic for e in retry]
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 2.0)
 
     async def topic_config_value(self, key: str, topics: Sequence[str]) -> dict[str, str | None]:
-        """One config's effective value for many topics, in one small DescribeConfigs request
-        (the TUI's min.insync.replicas filters on thousands of topics)."""
-        configs, _ = await self._topic_configs(list(topics), keys=[key])
-        return {topic: entries[key].value for topic, entries in configs.items() if key in entries}
+        """One config's effective value for many topics, in batches of small DescribeConfigs
+        requests (the TUI's min.insync.replicas filters on thousands of topics)."""
+        values: dict[str, str | None] = {}
+
+        async def read(batch: list[str]) -> dict[str, str | None]:
+            configs, _ = await self._read_batch(batch, lambda b: self._topic_configs(b, [key]))
+            return {t: entries[key].value for t, entries in configs.items() if key in entries}
+
+        async for answer in self._pipelined(batched(list(dict.fromkeys(topics))), read):
+            values |= answer
+        return values
 
     async def broker_configs(
         self, broker_id: int | None, keys: Sequence[str]
@@ -182,8 +294,10 @@ class AdminReads(AdminConnection):
 
     async def check_topics(self, names: Sequence[str]) -> list[TopicResult]:
         """ "Check again" after a timeout: does each topic exist with a leader everywhere?"""
-        metadata = await self._metadata(list(dict.fromkeys(names)))
-        by_name = {t["name"]: t for t in metadata["topics"]}
+        by_name: dict[str, Any] = {}
+        for batch in batched(list(dict.fromkeys(names))):
+            metadata = await self._metadata(batch)
+            by_name |= {t["name"]: t for t in metadata["topics"]}
         results = []
         for name in dict.fromkeys(names):
             t = by_name.get(name)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import audit, protocol
+from .batches import batched
 from .connection import AdminConnection, poll_until
 from .errors import AdminError, KafkaRequestError, ValidationError, error_name
 from .model import DEFAULT_TIMEOUT_MS
@@ -217,23 +218,33 @@ class AdminReassignments(AdminConnection):
         self, topics: Sequence[str] | None = None
     ) -> list[OngoingReassignment]:
         """Reassignments in progress (for `topics`, or all), sorted by topic and partition.
-        Topics that do not exist have none."""
-        from .moves import OngoingReassignment
-
+        Topics that do not exist have none. Named topics are asked about in batches."""
         if topics is not None and not topics:
             return []
         if topics is None:
-            query: list[tuple[str, list[int]]] | None = None
-        else:
-            # The request names partitions; Metadata says which partitions each topic has.
-            metadata = await self._metadata(list(dict.fromkeys(topics)))
-            query = [
-                (t["name"], sorted(p["partition_index"] for p in t["partitions"]))
-                for t in metadata["topics"]
-                if not t["error_code"]
-            ]
-            if not query:
-                return []
+            return await self._list_partition_reassignments(None)
+        ongoing: list[OngoingReassignment] = []
+        # Named topics in batches: the request names every partition, and Metadata says
+        # which partitions each topic has.
+        for batch in batched(list(dict.fromkeys(topics))):
+            query = await self._partitions_of(batch)
+            if query:
+                ongoing += await self._list_partition_reassignments(query)
+        return sorted(ongoing, key=lambda r: (r.topic, r.partition))
+
+    async def _partitions_of(self, topics: list[str]) -> list[tuple[str, list[int]]]:
+        metadata = await self._metadata(topics)
+        return [
+            (t["name"], sorted(p["partition_index"] for p in t["partitions"]))
+            for t in metadata["topics"]
+            if not t["error_code"]
+        ]
+
+    async def _list_partition_reassignments(
+        self, query: list[tuple[str, list[int]]] | None
+    ) -> list[OngoingReassignment]:
+        from .moves import OngoingReassignment
+
         timeout_ms = self.settings.request_timeout_ms
         response = await self._send_to_controller(
             lambda: ListPartitionReassignmentsRequest(query, timeout_ms), 0
@@ -339,30 +350,26 @@ class AdminReassignments(AdminConnection):
         broker answers DescribeLogDirs for its own disks only). Missing: no live replica."""
         if not topics or not brokers:
             return {}
-        metadata = await self._metadata(list(dict.fromkeys(topics)))
-        query = [
-            (t["name"], sorted(p["partition_index"] for p in t["partitions"]))
-            for t in metadata["topics"]
-            if not t["error_code"]
-        ]
-        if not query:
-            return {}
-        answers = await asyncio.gather(
-            *(self._send(DescribeLogDirsRequest(query), b) for b in brokers),
-            return_exceptions=True,
-        )
         sizes: dict[tuple[str, int], int] = {}
-        for answer in answers:
-            if isinstance(answer, BaseException):
-                continue  # a broker that went away has no size to give
-            response = answer.to_object()
-            for log_dir in response["results"] if not response["error_code"] else []:
-                for t in log_dir["topics"] if not log_dir["error_code"] else []:
-                    for p in t["partitions"]:
-                        if p["is_future_key"]:
-                            continue
-                        key = (t["name"], p["partition_index"])
-                        sizes[key] = max(sizes.get(key, 0), p["partition_size"])
+        for batch in batched(list(dict.fromkeys(topics))):
+            query = await self._partitions_of(batch)
+            if not query:
+                continue
+            answers = await asyncio.gather(
+                *(self._send(DescribeLogDirsRequest(query), b) for b in brokers),
+                return_exceptions=True,
+            )
+            for answer in answers:
+                if isinstance(answer, BaseException):
+                    continue  # a broker that went away has no size to give
+                response = answer.to_object()
+                for log_dir in response["results"] if not response["error_code"] else []:
+                    for t in log_dir["topics"] if not log_dir["error_code"] else []:
+                        for p in t["partitions"]:
+                            if p["is_future_key"]:
+                                continue
+                            key = (t["name"], p["partition_index"])
+                            sizes[key] = max(sizes.get(key, 0), p["partition_size"])
         return sizes
 
     async def set_replication_throttle(self, throttle: ReplicationThrottle) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -131,33 +132,73 @@ def describe(
     placeholders: Mapping[str, Mapping[int, list[int]]] | None = None,
 ) -> None:
     """`placeholders`: KIP-409's missing replicas per topic and partition (slots -1, ...)."""
-    missing = placeholders or {}
-    if as_json:
-        documents = []
-        for t in topics:
-            document = t.to_json()
-            for p in document["partitions"]:  # type: ignore[attr-defined]
-                p["placeholders"] = missing.get(t.name, {}).get(p["partition"], [])
-            documents.append(document)
-        emit_json(documents)
-        return
-    for t in topics:
-        overrides = ",".join(
-            f"{name}={c.value}" for name, c in sorted(t.configs.items()) if c.is_override
-        )
-        print(
-            f"Topic: {t.name}\tTopicId: {t.topic_id}\tPartitionCount: {len(t.partitions)}\t"
-            f"ReplicationFactor: {t.replication_factor}\tConfigs: {overrides}"
-            + ("\tInternal: true" if t.internal else "")
-        )
-        if topic_lines_only:
-            continue
+    writer = DescribeWriter("json" if as_json else "table", topic_lines_only=topic_lines_only)
+    writer.write(topics, placeholders)
+    writer.close()
+
+
+class DescribeWriter:
+    """`topics describe` printed as it is read, a batch at a time: table lines, one JSON
+    object per line (`jsonl`), or one JSON list (`json`, the same text as `emit_json`'s)
+    written an object at a time, so memory holds one batch whatever the cluster's size."""
+
+    def __init__(self, output: str, *, topic_lines_only: bool) -> None:
+        self.output = output
+        self.topic_lines_only = topic_lines_only
+        self.indented = sys.stdout.isatty()
+        self.written = 0
+
+    def write(
+        self,
+        topics: Sequence[TopicDescription],
+        placeholders: Mapping[str, Mapping[int, list[int]]] | None = None,
+    ) -> None:
+        missing = placeholders or {}
+        out = sys.stdout
+        if self.output == "table":
+            for t in topics:
+                _describe_lines(t, missing.get(t.name, {}), self.topic_lines_only)
+        else:
+            for t in topics:
+                document = t.to_json()
+                for p in document["partitions"]:  # type: ignore[attr-defined]
+                    p["placeholders"] = missing.get(t.name, {}).get(p["partition"], [])
+                if self.output == "jsonl":
+                    out.write(json.dumps(document) + "\n")
+                elif self.indented:
+                    text = textwrap.indent(json.dumps(document, indent=2), "  ")
+                    out.write(("[\n" if not self.written else ",\n") + text)
+                else:
+                    out.write(("[" if not self.written else ", ") + json.dumps(document))
+                self.written += 1
+        out.flush()
+
+    def close(self) -> None:
+        if self.output == "json":
+            end = "]" if not self.written else ("\n]" if self.indented else "]")
+            sys.stdout.write(("[" if not self.written else "") + end + "\n")
+            sys.stdout.flush()
+
+
+def _describe_lines(
+    t: TopicDescription, missing: Mapping[int, list[int]], topic_lines_only: bool
+) -> None:
+    overrides = ",".join(
+        f"{name}={c.value}" for name, c in sorted(t.configs.items()) if c.is_override
+    )
+    lines = [
+        f"Topic: {t.name}\tTopicId: {t.topic_id}\tPartitionCount: {len(t.partitions)}\t"
+        f"ReplicationFactor: {t.replication_factor}\tConfigs: {overrides}"
+        + ("\tInternal: true" if t.internal else "")
+    ]
+    if not topic_lines_only:
         for p in t.partitions:
             offline = f"\tOffline: {_ids(p.offline_replicas)}" if p.offline_replicas else ""
-            slots = missing.get(t.name, {}).get(p.partition)
+            slots = missing.get(p.partition)
             offline += f"\tPlaceholders: {_ids(slots)}" if slots else ""
             leader = p.leader if p.leader >= 0 else "none"
-            print(
+            lines.append(
                 f"\tTopic: {t.name}\tPartition: {p.partition}\tLeader: {leader}\t"
                 f"Replicas: {_ids(p.replicas)}\tIsr: {_ids(p.isr)}{offline}"
             )
+    sys.stdout.write("\n".join(lines) + "\n")
