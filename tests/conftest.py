@@ -54,6 +54,8 @@ def _own_change_journal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KAFKA_TUI_JOURNAL", str(path))
         patch.setenv("KAFKA_TUI_AUDIT_LOG", str(path.with_name("audit.jsonl")))
+        patch.setenv("KAFKA_TUI_ROLLBACK_DIR", str(path.with_name("rollback")))
+        patch.setenv("KAFKA_TUI_PLANS", str(path.with_name("plans")))
         yield
 
 

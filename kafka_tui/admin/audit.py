@@ -6,9 +6,12 @@ profile and cluster, what was asked (a summary, never a secret) and what each to
 The operation the operator issued ("plan apply", which creates topics in batches) is named
 by the commands layer with `with operation(...)`; the admin call's own name is the default.
 
-A line is appended with one write() on a file opened O_APPEND, so concurrent kafka-tui
-processes never interleave within a line. Writing the log must never cost the change its
-result: a failure is reported once (per path) and the change goes on.
+A line is appended with one write() on a file opened O_APPEND, under an exclusive flock
+that also covers reading the line before it: each line carries that line's SHA-256
+("prev") and its place in the chain ("seq"), so an edited, removed or inserted line shows
+(`audit verify`), also when several kafka-tui processes write at once. Writing the log
+must never cost the change its result: a failure is reported once (per path) and the
+change goes on.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import getpass
+import hashlib
 import json
 import os
 import socket
@@ -44,6 +48,7 @@ _DISTINCT_VALUES = 10
 _UNKNOWN_ERRORS = frozenset({"REQUEST_TIMED_OUT"})
 
 _operation: ContextVar[str | None] = ContextVar("kafka_tui_audit_operation", default=None)
+_rollback: ContextVar[str | None] = ContextVar("kafka_tui_audit_rollback", default=None)
 
 
 def _stderr(text: str) -> None:
@@ -93,6 +98,17 @@ def operation(name: str) -> Iterator[None]:
         yield
     finally:
         _operation.reset(token)
+
+
+@contextlib.contextmanager
+def rollback_file(path: str) -> Iterator[None]:
+    """Record `path` (the rollback file written before replicas move) on the entries of the
+    changes made inside, as "rollback_file"."""
+    token = _rollback.set(path)
+    try:
+        yield
+    finally:
+        _rollback.reset(token)
 
 
 class Connected(Protocol):
@@ -356,6 +372,8 @@ def _record(
         "topics": list(topics),
         "request": dict(request() if callable(request) else request),
     }
+    if _rollback.get() is not None:
+        entry["rollback_file"] = _rollback.get()
     if isinstance(result, str):  # the last field: its text goes in as it is
         line = _json(entry)[:-1] + ',"result":' + result + "}"
     else:
@@ -383,14 +401,17 @@ def append(entry: Mapping[str, object]) -> None:
 
 def _write(text: str) -> None:
     path = log_path()
-    line = (text + "\n").encode()
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
+            # The lock spans reading the last line and appending the one chained to it, so
+            # concurrent kafka-tui processes never chain two lines to the same predecessor.
+            _lock(fd)
+            line = (chained(text, last_line(fd)) + "\n").encode()
             written = os.write(fd, line)
         finally:
-            os.close(fd)
+            os.close(fd)  # closing releases the lock
         if written != len(line):
             raise OSError(f"only {written} of {len(line)} bytes were written")
     except OSError as exc:
@@ -405,3 +426,190 @@ def _write(text: str) -> None:
                 _config.warn(text)
             except Exception:  # a closed app's notify: the change's result matters more
                 _stderr(text)
+
+
+# -- the chain (audit verify: cli/audit.py) ------------------------------------------------
+#
+# Each line carries "seq" (its place in the chain, 1 for a file's first line) and "prev" (the
+# SHA-256 of the line before it, as stored without its newline; null on a file's first line).
+# kafka-tui does not rotate the log, so no line names a predecessor file. Anyone who can
+# write the file can also recompute the chain after an edit: the chain shows an edit that
+# did not, and the head hash `audit verify` prints, kept elsewhere, pins the rest.
+
+_READ_BLOCK = 64 * 2**10
+
+
+def _lock(fd: int) -> None:
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): O_APPEND still keeps lines whole
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def line_hash(line: bytes) -> str:
+    return hashlib.sha256(line).hexdigest()
+
+
+def last_line(fd: int) -> bytes | None:
+    """The file's last line without its newline (None: an empty file), read backwards from
+    the end in blocks, so a long log costs no more than a short one."""
+    end = os.lseek(fd, 0, os.SEEK_END)
+    if end == 0:
+        return None
+    chunks: list[bytes] = []
+    position = end
+    while position > 0:
+        step = min(_READ_BLOCK, position)
+        position -= step
+        chunk = os.pread(fd, step, position)
+        chunks.append(chunk)
+        # A newline before the final byte marks where the last line starts.
+        if b"\n" in (chunk[:-1] if position + step == end else chunk):
+            break
+    data = b"".join(reversed(chunks))
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    return data[data.rfind(b"\n") + 1 :]
+
+
+def chained(text: str, before: bytes | None) -> str:
+    """`text` (one JSON object) with "seq" and "prev" first, after the line `before`."""
+    seq = 1
+    if before is not None:
+        try:
+            previous = json.loads(before)
+            seq = int(previous["seq"]) + 1 if isinstance(previous, dict) else 1
+        except (ValueError, KeyError, TypeError):
+            seq = 1  # a line from before the chain, or a damaged one: verify tells
+    prev = "null" if before is None else f'"{line_hash(before)}"'
+    rest = text[1:].lstrip()
+    return f'{{"seq":{seq},"prev":{prev}' + ("" if rest.startswith("}") else ",") + rest
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    """The first place the chain breaks: `line` (1-based, in the file as it is now) was
+    "changed", "inserted", or stands where lines were "removed" (`removed` of them)."""
+
+    line: int
+    kind: str
+    message: str
+    removed: int = 0
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    lines: int
+    unchained: int  # leading lines written before kafka-tui chained its log
+    head: str | None  # SHA-256 of the last line: kept elsewhere, it pins the whole file
+    problem: ChainBreak | None
+
+
+@dataclass(frozen=True)
+class _Link:
+    seq: int
+    prev: str | None
+
+
+def _link(raw: bytes) -> _Link | bool | None:
+    """A chained line's link; False: a line from before the chain; None: no valid line."""
+    try:
+        entry = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict):
+        return None
+    if "prev" not in entry and "seq" not in entry:
+        return False
+    seq, prev = entry.get("seq"), entry.get("prev")
+    if type(seq) is not int or not (prev is None or isinstance(prev, str)):
+        return None
+    return _Link(seq, prev)
+
+
+def verify_chain(lines: Iterable[bytes]) -> ChainCheck:
+    """Walk the lines (without newlines) and name the first that was changed, removed or
+    inserted. Three lines at a time, so a log of any size fits in memory.
+
+    Line i must carry prev = SHA-256(line i-1) and seq = seq(i-1) + 1. Where it does not:
+    if line i+1 links to line i-1, line i was inserted; if line i's seq skips ahead, lines
+    before it were removed; if line i+1 still links to line i, line i-1 was changed;
+    otherwise line i itself was."""
+    count = unchained = 0
+    window: list[tuple[bytes, _Link | bool | None]] = []
+    before: tuple[bytes, _Link | bool | None] | None = None  # the line before window[0]
+    problem: ChainBreak | None = None
+    head: str | None = None
+    in_prefix = True
+
+    def check(at: int) -> ChainBreak | None:
+        raw, link = window[0]
+        ahead = window[1] if len(window) > 1 else None
+        prev_raw = before[0] if before else None
+        expected_prev = line_hash(prev_raw) if prev_raw is not None else None
+        prev_link = before[1] if before else None
+        expected_seq = prev_link.seq + 1 if isinstance(prev_link, _Link) else 1
+        if isinstance(link, _Link) and link.prev == expected_prev and link.seq == expected_seq:
+            return None
+        nxt = ahead[1] if ahead else None
+        if isinstance(nxt, _Link) and nxt.prev == expected_prev and nxt.seq == expected_seq:
+            return ChainBreak(
+                at,
+                "inserted",
+                f"line {at} was inserted: line {at + 1} follows line {at - 1} in the chain",
+            )
+        if not isinstance(link, _Link):
+            what = "is not a chained audit entry" if link is False else "is not valid JSON"
+            return ChainBreak(at, "changed", f"line {at} was changed: it {what}")
+        if link.prev == expected_prev:
+            return ChainBreak(
+                at, "changed", f"line {at} was changed: its seq is {link.seq}, not {expected_seq}"
+            )
+        if link.seq > expected_seq:
+            gone = link.seq - expected_seq
+            where = f"after line {at - 1}" if at > 1 else "at the start of the file"
+            return ChainBreak(
+                at,
+                "removed",
+                f"{gone} line(s) were removed {where} (seq {expected_seq}"
+                f"{f'-{link.seq - 1}' if gone > 1 else ''} missing before line {at})",
+                gone,
+            )
+        if at > 1 and (not isinstance(nxt, _Link) or nxt.prev == line_hash(raw)):
+            return ChainBreak(
+                at - 1,
+                "changed",
+                f"line {at - 1} was changed: line {at} holds the hash of a different line",
+            )
+        return ChainBreak(
+            at, "changed", f"line {at} was changed: its link to line {at - 1} does not match"
+        )
+
+    def step() -> None:
+        nonlocal before, problem, in_prefix, unchained
+        at = count - len(window) + 1
+        if in_prefix and window[0][1] is False:
+            unchained += 1
+        else:
+            in_prefix = False
+            if problem is None:
+                problem = check(at)
+        before = window.pop(0)
+
+    for raw in lines:
+        count += 1
+        head = line_hash(raw)
+        window.append((raw, _link(raw)))
+        if len(window) == 3:
+            step()
+    while window:
+        step()
+    return ChainCheck(count, unchained, head, problem)
+
+
+def read_lines(path: Path) -> Iterator[bytes]:
+    """The lines of `path`, without newlines (a last line without one too)."""
+    with path.open("rb") as f:
+        for raw in f:
+            yield raw[:-1] if raw.endswith(b"\n") else raw

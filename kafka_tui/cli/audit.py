@@ -1,4 +1,6 @@
-"""`kafka-tui audit tail [-n N]`: the last entries of the audit log (admin/audit.py).
+"""`kafka-tui audit tail [-n N]`: the last entries of the audit log (admin/audit.py);
+`kafka-tui audit verify`: is the hash chain of its lines intact (exit 0), or which line
+was changed, removed or inserted first (exit 1).
 
 Needs no cluster: it reads the local file only. A readable line per entry, or with
 `--output json` the stored JSON lines exactly, for jq. The tail is read from the end of the
@@ -16,6 +18,7 @@ from typing import Any
 
 from ..admin import audit
 from ..config import Profile, Settings, resolve_profile
+from . import output
 
 DEFAULT_LINES = 20
 _BLOCK = 64 * 2**10
@@ -33,6 +36,11 @@ def add_parser(commands: Any) -> None:
         default=DEFAULT_LINES,
         metavar="N",
         help=f"how many entries (default {DEFAULT_LINES})",
+    )
+    actions.add_parser(
+        "verify",
+        help="check the hash chain: exit 0 when intact, 1 naming the first line changed, "
+        "removed or inserted",
     )
 
 
@@ -52,6 +60,8 @@ def run_local(args: argparse.Namespace, settings: Settings) -> int:
         audit.configure(path=profile.audit_log, profile=profile.name)
     path = audit.log_path()
     as_json = args.output == "json"
+    if args.action == "verify":
+        return verify(path, as_json)
     try:
         lines = tail_lines(path, args.lines)
     except FileNotFoundError:
@@ -64,6 +74,51 @@ def run_local(args: argparse.Namespace, settings: Settings) -> int:
         text = raw.decode("utf-8", errors="replace")
         print(text if as_json else describe(text))
     return 0
+
+
+def verify(path: Path, as_json: bool) -> int:
+    try:
+        check = audit.verify_chain(audit.read_lines(path))
+    except FileNotFoundError:
+        print(f"no audit log yet at {path}", file=sys.stderr if as_json else sys.stdout)
+        return 0
+    except OSError as exc:
+        print(f"kafka-tui: cannot read the audit log {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    problem = check.problem
+    if as_json:
+        output.emit_json(
+            {
+                "path": str(path),
+                "lines": check.lines,
+                "unchained": check.unchained,
+                "intact": problem is None,
+                "head": check.head,
+                "problem": None
+                if problem is None
+                else {
+                    "line": problem.line,
+                    "kind": problem.kind,
+                    "removed": problem.removed,
+                    "message": problem.message,
+                },
+            }
+        )
+    elif problem is None:
+        older = (
+            f" ({check.unchained} older line(s) before the chain began cannot be checked)"
+            if check.unchained
+            else ""
+        )
+        print(f"{path}: {check.lines} line(s), chain intact{older}.")
+        if check.head:
+            print(
+                f"Head: sha256 {check.head}. Keep it elsewhere: an edit that also rewrote "
+                "every later line shows only against it."
+            )
+    else:
+        print(f"{path}: chain broken: {problem.message}.", file=sys.stderr)
+    return 0 if problem is None else 1
 
 
 def tail_lines(path: Path, count: int) -> list[bytes]:

@@ -43,6 +43,7 @@ _COMMANDS = {
     "placeholders": ("kafka_tui.cli.brokers", "KIP-409 placeholder replicas"),
     "plan": ("kafka_tui.cli.plans", "bulk assignment plans: preview, apply, export"),
     "reassignments": ("kafka_tui.cli.reassign", "partition reassignments"),
+    "throttles": ("kafka_tui.cli.throttles", "replication throttles left on brokers and topics"),
     "leaders": ("kafka_tui.cli.leaders", "preferred / unclean leader election"),
     "dev-cluster": ("kafka_tui.devcluster.commands", "run a real local Kafka cluster"),
     "audit": ("kafka_tui.cli.audit", "the audit log of the changes kafka-tui made"),
@@ -89,7 +90,13 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         help="kafka-topics.sh's client.properties (security.protocol, sasl.*, ssl.*): its "
         "settings override the profile's",
     )
-    parser.add_argument("--output", choices=["table", "json"], default="table")
+    parser.add_argument(
+        "--output",
+        choices=["table", "json", "jsonl"],
+        default="table",
+        help="jsonl: one JSON object per line (topics describe streams it; other commands "
+        "treat it as json)",
+    )
     parser.add_argument(
         "--zookeeper",
         metavar="HOST:PORT",
@@ -237,6 +244,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(given).parse_args(given)
     args.argv = given  # the command as typed, for a command that prints how to run it again
+    if args.output == "jsonl" and (args.command, getattr(args, "action", None)) != (
+        "topics",
+        "describe",
+    ):
+        args.output = "json"  # only topics describe streams; the others print one document
     logging.basicConfig(level=logging.INFO if args.verbose else logging.CRITICAL)
     if args.command == "dev-cluster":
         from ..devcluster import commands as devcluster_commands

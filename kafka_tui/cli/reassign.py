@@ -13,7 +13,7 @@ from dataclasses import replace
 from ..admin import KafkaAdmin, ReadOnlyProfile
 from ..config import Profile
 from ..planning.reassignment import Move, TopicPlan
-from ..services import parsing
+from ..services import parsing, rollback
 from ..services import reassign as service
 from ..services.placing import PlacementOptions
 from ..services.reassign import Outcome, Progress, RunOptions
@@ -104,6 +104,15 @@ async def reassign_topics(
     zookeeper: str | None,
 ) -> int:
     run = _run_options(args)
+    if getattr(args, "reassignment_json_file", None) is not None:
+        if names:
+            raise parsing.UsageError(
+                "topics reassign --reassignment-json-file: the file names the topics; name no TOPIC"
+            )
+        targets = rollback.read(args.reassignment_json_file)
+        snapshot = await take_snapshot(admin, zookeeper=zookeeper)
+        plans = [service.plan_given(snapshot, t, parts) for t, parts in targets.items()]
+        return await _run(args, "reassign", admin, snapshot, plans, run)
     snapshot = await take_snapshot(admin, zookeeper=zookeeper)
     if args.replica_assignment:
         if len(names) != 1:
@@ -155,6 +164,11 @@ def _print(outcomes: list[Outcome], as_json: bool) -> int:
             print(o.message)
             for m in o.plan.moves:
                 print(_move_line(m))
+        for path in dict.fromkeys(o.rollback_file for o in outcomes if o.rollback_file):
+            print(
+                f"Rollback file (the replicas before): {path}\n"
+                f"  undo: kafka-tui topics reassign --reassignment-json-file {path}"
+            )
     return 0 if all(o.ok for o in outcomes) else 1
 
 

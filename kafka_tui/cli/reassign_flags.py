@@ -5,6 +5,7 @@ reassignment planner (~3 ms at every start)."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 # -- parsers -----------------------------------------------------------------------------------
 
@@ -56,6 +57,13 @@ def add_topics_reassign(
         type=int,
         metavar="ID",
         help="move every replica off this broker (of the named topics, default every topic)",
+    )
+    how.add_argument(
+        "--reassignment-json-file",
+        type=Path,
+        metavar="FILE",
+        help="targets from a kafka-reassign-partitions JSON file, such as the rollback file "
+        "kafka-tui writes before every change of replicas (that undoes the change)",
     )
     reassign.add_argument("--validate-only", action="store_true", help="preview, send nothing")
     add_run_flags(reassign)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..admin import KafkaAdmin, TopicResult, audit
+from ..admin import TopicResult, audit
 from ..admin.connection import poll_until
 from ..admin.moves import OngoingReassignment, PartitionMove, ReplicationThrottle
 from ..planning.reassignment import (
@@ -23,9 +23,12 @@ from ..planning.reassignment import (
     given_targets,
     move_off_broker,
 )
+from . import rollback
 from .parsing import UsageError
 from .placing import PlacementOptions
+from .ports import AdminPort
 from .snapshot import Snapshot
+from .throttles import Released, release_throttles
 
 WAIT_TIMEOUT_S = 3600.0
 CANCEL_WAIT_S = 30.0
@@ -47,6 +50,7 @@ class Outcome:
     error: str | None
     message: str
     bytes_to_move: int
+    rollback_file: str | None = None  # the assignment before the change (none: a preview)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -59,6 +63,7 @@ class Outcome:
                 for m in self.plan.moves
             ],
             "bytes_to_move": self.bytes_to_move,
+            "rollback_file": self.rollback_file,
         }
 
 
@@ -173,13 +178,17 @@ def replication_throttle(rate: int, plans: Sequence[TopicPlan]) -> ReplicationTh
 
 
 async def run_plans(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     snapshot: Snapshot,
     plans: list[TopicPlan],
     run: RunOptions,
     progress: Progress = _no_progress,
+    *,
+    what: str = "reassign",
 ) -> list[Outcome]:
-    """Preview (`validate_only`) or run the plans; one outcome per plan, in order."""
+    """Preview (`validate_only`) or run the plans; one outcome per plan, in order. A run
+    first writes the rollback file of every partition it moves (`what` names it); none is
+    sent when that file cannot be written."""
     moving = [p for p in plans if p.error is None and p.moves]
     sizes = await admin.partition_sizes([p.topic for p in moving], snapshot.live)
     copies = {
@@ -198,12 +207,26 @@ async def run_plans(
                 p, True, None, move_summary(p, size_of[p.topic], True), size
             )
     if moving and not run.validate_only:
-        outcomes |= await _send(admin, moving, size_of, copies, run, progress)
+        try:
+            path = rollback.write(
+                what, ((p.topic, m.partition, m.before) for p in moving for m in p.moves)
+            )
+        except OSError as exc:
+            text = (
+                f"Not started: the rollback file could not be written in {rollback.folder()} "
+                f"({exc.strerror or exc}). Set ${rollback.ENV} to a writable folder."
+            )
+            for p in moving:
+                outcomes[p.topic] = Outcome(p, False, "ROLLBACK_NOT_WRITTEN", text, 0)
+        else:
+            with audit.rollback_file(str(path)):
+                sent = await _send(admin, moving, size_of, copies, run, progress)
+            outcomes |= {t: replace(o, rollback_file=str(path)) for t, o in sent.items()}
     return [outcomes[p.topic] for p in plans]
 
 
 async def _send(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     plans: list[TopicPlan],
     size_of: dict[str, int],
     copies: dict[tuple[str, int], int],
@@ -223,8 +246,8 @@ async def _send(
         pending = await wait_for_moves(admin, started, run.wait_timeout, copies, progress, targets)
     reasons = await stuck_reasons(admin, pending) if pending else {}
     if throttle is not None and run.wait and not pending:
-        await admin.clear_replication_throttle(
-            throttle.brokers, sorted(throttle.leaders | throttle.followers)
+        await release_throttles(
+            admin, throttle.brokers, sorted(throttle.leaders | throttle.followers)
         )
     outcomes = {}
     for p in plans:
@@ -260,7 +283,7 @@ async def _send(
 
 
 async def wait_for_moves(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     partitions: list[tuple[str, int]],
     timeout_s: float,
     sizes: dict[tuple[str, int], int],
@@ -293,7 +316,7 @@ async def wait_for_moves(
 
 
 async def stuck_reasons(
-    admin: KafkaAdmin, pending: set[tuple[str, int]]
+    admin: AdminPort, pending: set[tuple[str, int]]
 ) -> dict[tuple[str, int], str]:
     """Why each partition is not done: an added replica on an offline broker, or not yet in
     sync (still copying, or throttled)."""
@@ -330,7 +353,7 @@ class Settled:
     results: list[TopicResult]
 
 
-async def cancel_reassignments(admin: KafkaAdmin, topics: list[str] | None) -> Settled:
+async def cancel_reassignments(admin: AdminPort, topics: list[str] | None) -> Settled:
     """Cancel the reassignments in progress (of `topics`, or all): the partitions revert to
     their original replicas; throttles are removed once none of them is left."""
     ongoing = await admin.list_partition_reassignments(topics)
@@ -339,6 +362,7 @@ async def cancel_reassignments(admin: KafkaAdmin, topics: list[str] | None) -> S
     answers = await admin.alter_partition_reassignments(moves) if moves else []
     cancelled = [(a.topic, a.partition) for a in answers if a.ok]
     left = await admin.wait_for_reassignments(cancelled, time.monotonic() + CANCEL_WAIT_S)
+    released = await _release(admin, ongoing, names, left)
     results: list[TopicResult] = []
     for t in names:
         bad = [a for a in answers if a.topic == t and not a.ok]
@@ -352,15 +376,14 @@ async def cancel_reassignments(admin: KafkaAdmin, topics: list[str] | None) -> S
                     t,
                     ok=True,
                     message=f"Topic '{t}': reassignment of {n} partition(s) cancelled; "
-                    "they keep their original replicas. Throttles removed.",
+                    f"they keep their original replicas. {released_words(released)}",
                 )
             )
-    await _clear_throttles(admin, ongoing, names, left)
     return Settled(results)
 
 
 async def wait_reassignments(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     topics: list[str] | None,
     timeout_s: float = WAIT_TIMEOUT_S,
     progress: Progress = _no_progress,
@@ -372,6 +395,7 @@ async def wait_reassignments(
         admin, [(r.topic, r.partition) for r in ongoing], timeout_s, {}, progress
     )
     reasons = await stuck_reasons(admin, left) if left else {}
+    released = await _release(admin, ongoing, names, left)
     results: list[TopicResult] = []
     for t in names:
         stuck = sorted(q for s, q in left if s == t)
@@ -388,23 +412,37 @@ async def wait_reassignments(
         else:
             results.append(
                 TopicResult(
-                    t, ok=True, message=f"Topic '{t}': reassignment done; throttles removed."
+                    t,
+                    ok=True,
+                    message=f"Topic '{t}': reassignment done. {released_words(released)}",
                 )
             )
-    await _clear_throttles(admin, ongoing, names, left)
     return Settled(results)
 
 
-async def _clear_throttles(
-    admin: KafkaAdmin,
+async def _release(
+    admin: AdminPort,
     ongoing: Sequence[OngoingReassignment],
     names: list[str],
     left: set[tuple[str, int]],
-) -> None:
+) -> Released:
+    """Remove the throttles of the settled reassignments, but not the rates of a broker or
+    the lists of a topic that a reassignment still in progress (`left`, or any other) uses:
+    rates are per broker, shared by every reassignment through it."""
     done = [t for t in names if not any(k[0] == t for k in left)]
     brokers = sorted({b for r in ongoing for b in r.replicas})
-    # Throttle rates are per broker: they go once no named reassignment is left.
-    await admin.clear_replication_throttle(brokers if len(done) == len(names) else [], done)
+    return await release_throttles(admin, brokers, done)
+
+
+def released_words(released: Released) -> str:
+    kept = [f"broker {b}" for b in released.kept_brokers]
+    kept += [f"topic '{t}'" for t in released.kept_topics]
+    if not kept:
+        return "Throttles removed."
+    return (
+        f"Throttles removed, except on {', '.join(kept)}: a reassignment still in progress "
+        "uses them."
+    )
 
 
 # -- words -------------------------------------------------------------------------------------
@@ -447,7 +485,7 @@ def _ids(ids: Sequence[int]) -> str:
 
 async def audited_run(
     what: str,
-    admin: KafkaAdmin,
+    admin: AdminPort,
     snapshot: Snapshot,
     plans: list[TopicPlan],
     run: RunOptions,
@@ -455,4 +493,4 @@ async def audited_run(
 ) -> list[Outcome]:
     """`run_plans` as one audited operation (`what`: its name in the audit log)."""
     with audit.operation(what):
-        return await run_plans(admin, snapshot, plans, run, progress)
+        return await run_plans(admin, snapshot, plans, run, progress, what=what)

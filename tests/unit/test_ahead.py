@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,10 @@ def test_an_audit_line_is_the_same_prepared_or_not(
             return value
 
         assert asyncio.run(audit.audited(admin, "topics create", ["a"], {}, change())) is value
-        return log.read_text().splitlines()[-1]
+        # The chain's fields differ from line to line by design (audit verify checks them).
+        return re.sub(
+            r'^\{"seq":\d+,"prev":(null|"[0-9a-f]+"),', "{", log.read_text().splitlines()[-1]
+        )
 
     items = [
         TopicResult("a", True, message="Topic 'a' created."),

@@ -18,20 +18,23 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Input, Label, ProgressBar, Select, Static
 
-from ...admin import AdminError, KafkaAdmin
+from ...admin import AdminError
 from ...admin.moves import OngoingReassignment, PartitionMove, ReplicationThrottle
 from ...config import Profile
 from ...planning.placement import MODES
 from ...planning.reassignment import TopicPlan
 from ...services.placing import PlacementOptions
+from ...services.ports import AdminPort
 from ...services.reassign import (
     human_bytes,
     move_summary,
     plan_move_off,
     plan_replication_factor,
+    released_words,
     replication_throttle,
 )
 from ...services.snapshot import Snapshot, min_insync_replicas, take_snapshot
+from ...services.throttles import release_throttles
 from ..widgets.moves import MoveTable
 from ..widgets.styled import ReplicaLegend
 from ..words import remedy_words
@@ -63,21 +66,9 @@ class ReassignScreen(KafkaScreen):
             tooltip="Cancel the running reassignment (and remove its throttles), or go back",
         ),
     ]
-    DEFAULT_CSS = """
-    ReassignScreen #reassign-header {
-        height: auto; padding: 0 1; background: $panel; text-style: bold;
-    }
-    ReassignScreen #reassign-inputs { height: auto; }
-    ReassignScreen #reassign-inputs Select { width: 30; }
-    ReassignScreen #reassign-inputs Input { width: 1fr; }
-    ReassignScreen #reassign-summary { height: auto; padding: 0 1; }
-    ReassignScreen #reassign-summary.error { color: $error; }
-    ReassignScreen #reassign-progress { height: auto; padding: 0 1; }
-    ReassignScreen #reassign-status { height: auto; padding: 0 1; color: $text-muted; }
-    """
 
     def __init__(
-        self, profile: Profile, admin: KafkaAdmin, topic: str, kind: Kind = "factor"
+        self, profile: Profile, admin: AdminPort, topic: str, kind: Kind = "factor"
     ) -> None:
         super().__init__()
         self.profile = profile
@@ -242,7 +233,7 @@ class ReassignScreen(KafkaScreen):
             started = {(a.topic, a.partition) for a in answers if a.ok}
             if not started:
                 if throttle is not None:
-                    await self.admin.clear_replication_throttle(throttle.brokers, [self.topic])
+                    await release_throttles(self.admin, throttle.brokers, [self.topic])
                 self._status("Nothing started: every move was refused.")
                 return
             targets = {(self.topic, m.partition): list(m.after) for m in plan.moves}
@@ -251,7 +242,7 @@ class ReassignScreen(KafkaScreen):
                 await self._cancel(started, throttle)
                 return
             if throttle is not None:
-                await self.admin.clear_replication_throttle(throttle.brokers, [self.topic])
+                await release_throttles(self.admin, throttle.brokers, [self.topic])
         except AdminError as exc:
             self.notify(exc.message, title="Reassignment failed", severity="error")
             return
@@ -334,14 +325,15 @@ class ReassignScreen(KafkaScreen):
         )
         brokers = {b for r in ongoing for b in r.replicas}
         brokers |= set(throttle.brokers) if throttle else set()
-        await self.admin.clear_replication_throttle(sorted(brokers), [self.topic])
+        # Not the rates another reassignment in progress still uses on the same brokers.
+        released = await release_throttles(self.admin, sorted(brokers), [self.topic])
         done = len(started) - len(reverted)
         if left:
             text = f"Cancel sent; {len(left)} partition(s) still reverting."
         else:
             text = (
                 f"Cancelled: {len(reverted)} partition(s) keep their original replicas"
-                f"{f', {done} had finished' if done else ''}. Throttles removed."
+                f"{f', {done} had finished' if done else ''}. {released_words(released)}"
             )
         self._status(text)
         self.notify(text, title="Reassignment cancelled", severity="warning")
