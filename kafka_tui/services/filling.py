@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from ..admin import AdminError, ConnectionSettings, KafkaAdmin, audit
 from ..admin.moves import PartitionMove
 from ..admin.placeholders import PlaceholderStore
 from ..planning.filling import OpenSlot, choose_fills
+from .ports import AdminPort
 from .snapshot import Snapshot, take_snapshot
 
 FILL_TIMEOUT_MS = 300_000  # a copy may take minutes: the fill waits for it this long
@@ -85,14 +86,16 @@ def placeholder_rows(snapshot: Snapshot) -> list[dict[str, object]]:
 
 
 async def fill_placeholders(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     store: PlaceholderStore,
     *,
     zookeeper: str | None = None,
     timeout_ms: int = FILL_TIMEOUT_MS,
+    only: Collection[tuple[str, int]] | None = None,
 ) -> list[FillResult]:
+    """Fill every open placeholder a live broker can take (`only`: these partitions')."""
     snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
-    slots = open_slots(snapshot)
+    slots = [s for s in open_slots(snapshot) if only is None or (s.topic, s.partition) in only]
     entries = dict(snapshot.placeholders)
     corrected = {e.topic: e for e in snapshot.stale_records}
     replicas = {

@@ -8,20 +8,23 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..admin import KafkaAdmin, NewPartitions, TopicResult, audit
+from ..admin import NewPartitions, TopicResult, audit
 from ..admin.connection import poll_until
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..planning.explicit import INVALID_REPLICA_ASSIGNMENT, check_assignment
 from ..planning.placement import INVALID_REPLICATION_FACTOR, Placement, Request, place
+from .filling import FillResult, fill_placeholders
 from .placing import (
     PlacementOptions,
     Planned,
     decorate,
+    has_placeholders,
     min_live_of,
     record_placeholders,
     refusal_of,
 )
+from .ports import AdminPort
 from .snapshot import Snapshot, min_insync_replicas, zookeeper_extras
 
 if TYPE_CHECKING:
@@ -159,7 +162,7 @@ def _grow_of(snapshot: Snapshot, r: NewPartitions, p: Placement) -> Planned:
 
 
 async def grow_partitions(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     snapshot: Snapshot,
     requests: list[NewPartitions],
     options: PlacementOptions,
@@ -195,11 +198,61 @@ async def grow_partitions(
     if not validate_only:
         first = {t: len(d.partitions) for t, d in snapshot.topics.items()}
         await record_placeholders(admin, store, snapshot, plans, results, first)
+        results = await _fill_at_once(admin, snapshot, store, plans, results, zookeeper, timeout_ms)
     return results
 
 
+async def _fill_at_once(
+    admin: AdminPort,
+    snapshot: Snapshot,
+    store: PlaceholderStore,
+    plans: list[Planned],
+    results: list[TopicResult],
+    zookeeper: str | None,
+    timeout_ms: int,
+) -> list[TopicResult]:
+    """New partitions' placeholders that a live broker can take now (one joined since the
+    topic was created under-replicated) are filled at once, as `placeholders fill` would;
+    each result says which were."""
+    live = set(snapshot.live)
+    wanted: set[tuple[str, int]] = set()
+    for plan, result in zip(plans, results, strict=True):
+        if not result.ok or not has_placeholders(plan) or plan.placement is None:
+            continue
+        first = len(snapshot.topics[plan.topic].partitions)
+        for i, replicas in enumerate(plan.placement.assignment):
+            if any(b < 0 for b in replicas) and live - set(replicas):
+                wanted.add((plan.topic, first + i))
+    if not wanted:
+        return results
+    fills = await fill_placeholders(
+        admin, store, zookeeper=zookeeper, timeout_ms=timeout_ms, only=wanted
+    )
+    done: dict[str, list[FillResult]] = {}
+    for f in fills:
+        done.setdefault(f.topic, []).append(f)
+    return [_with_fills(r, done.get(r.topic, [])) for r in results]
+
+
+def _with_fills(result: TopicResult, fills: list[FillResult]) -> TopicResult:
+    if not fills:
+        return result
+    filled = [f for f in fills if f.ok]
+    left = [f for f in fills if not f.ok]
+    text = result.message
+    if filled:
+        brokers = sorted({b for f in filled for b in f.added})
+        text += (
+            f" Filled at once: broker(s) {', '.join(map(str, brokers))} took the placeholders "
+            f"of partition(s) {', '.join(str(f.partition) for f in filled)}, now in sync."
+        )
+    if left:
+        text += " Not filled yet: " + " ".join(f.message for f in left)
+    return replace(result, message=text)
+
+
 async def grow_in_zookeeper(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     snapshot: Snapshot,
     plan: Planned,
     zookeeper: str | None,

@@ -17,10 +17,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..admin import KafkaAdmin, TopicDescription
+from ..admin import TopicDescription
 from ..admin.connection import poll_until
 from ..admin.leaders import ELECTION_NOT_NEEDED, ElectionResult, ElectionType
 from ..admin.model import DEFAULT_TIMEOUT_MS
+from .ports import AdminPort
 
 __all__ = [
     "ELECTION_NOT_NEEDED",
@@ -222,7 +223,7 @@ def _counts(leaders: Sequence[int | None], brokers: set[int]) -> dict[int, int]:
 
 
 async def _read(
-    admin: KafkaAdmin, selection: TopicSelection
+    admin: AdminPort, selection: TopicSelection
 ) -> tuple[list[TopicDescription], list[LeaderResult], set[int]]:
     """The chosen topics (in the order named, then the matches, sorted), results for the
     named topics that do not exist (and for a pattern nothing matched), the live brokers."""
@@ -274,7 +275,7 @@ async def _read(
 
 
 async def preview_election(
-    admin: KafkaAdmin, election: ElectionType, selection: TopicSelection
+    admin: AdminPort, election: ElectionType, selection: TopicSelection
 ) -> ElectionPreview:
     """What an election of `selection`'s partitions would do now; sends nothing."""
     topics, missing, live = await _read(admin, selection)
@@ -291,7 +292,7 @@ async def preview_election(
 
 
 async def run_election(
-    admin: KafkaAdmin, preview: ElectionPreview, *, timeout_ms: int = DEFAULT_TIMEOUT_MS
+    admin: AdminPort, preview: ElectionPreview, *, timeout_ms: int = DEFAULT_TIMEOUT_MS
 ) -> ElectionOutcome:
     """Elect the leaders of every partition the preview covers; then read Metadata until it
     shows each new leader (a ZooKeeper-mode broker other than the controller's learns of it
@@ -318,7 +319,7 @@ async def run_election(
 
 
 async def _leaders_after(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     preview: ElectionPreview,
     expected: dict[tuple[str, int], PartitionLeadership],
 ) -> dict[tuple[str, int], int | None]:

@@ -10,12 +10,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..admin import AdminError, KafkaAdmin, NewPartitions, TopicResult, TopicSpec
+from ..admin import AdminError, NewPartitions, TopicResult, TopicSpec
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore, Slot
 from ..fields import Field, FieldError
 from ..planning.explicit import check_assignment
 from ..planning.placement import MODES, Mode, Placement, Request, place
+from .ports import AdminPort
 from .snapshot import Snapshot
 
 Where = Literal["client", "broker"]
@@ -236,7 +237,7 @@ INTERNAL_RF_KEY = "offsets.topic.replication.factor"
 
 
 async def ensure_store(
-    admin: KafkaAdmin, store: PlaceholderStore, snapshot: Snapshot
+    admin: AdminPort, store: PlaceholderStore, snapshot: Snapshot
 ) -> list[PlaceholderEntry]:
     """Create the record topic if it is missing: replicated as the cluster replicates its
     internal topics, placed like any KIP-409 topic (enabled, one live replica at least;
@@ -259,7 +260,7 @@ async def ensure_store(
 
 
 async def create_topics(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     snapshot: Snapshot,
     specs: list[TopicSpec],
     options: PlacementOptions,
@@ -316,7 +317,7 @@ def has_placeholders(plan: Planned) -> bool:
 
 
 async def record_placeholders(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     store: PlaceholderStore,
     snapshot: Snapshot,
     plans: list[Planned],

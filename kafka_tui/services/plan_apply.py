@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..admin import AdminError, KafkaAdmin, NewPartitions, TopicResult, TopicSpec, audit
+from ..admin import AdminError, NewPartitions, TopicResult, TopicSpec, audit
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..planning.placement import Placement
 from . import placing
 from .growing import grow_in_zookeeper
 from .placing import Planned
+from .ports import AdminPort
 from .snapshot import Snapshot
 
 
@@ -52,7 +53,7 @@ def _real(assignment: list[list[int]]) -> list[list[int]]:
 
 
 async def apply_document(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     snapshot: Snapshot,
     store: PlaceholderStore,
     zookeeper: str | None,
@@ -153,7 +154,7 @@ def _already(name: str, same: bool, verb: str) -> TopicResult:
 
 
 async def _send(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     snapshot: Snapshot,
     store: PlaceholderStore,
     zookeeper: str | None,
@@ -188,7 +189,7 @@ async def _send(
 
 
 async def _verify(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     entries: dict[str, dict[str, Any]],
     results: dict[str, TopicResult],
     sent: list[str],

@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..admin import KafkaAdmin
 from ..fields import Field, Remedy
 from ..planning.plan import ClusterView, ExistingTopic
+from .ports import AdminPort
 from .snapshot import Snapshot, min_insync_replicas
 
 
-async def cluster_view(admin: KafkaAdmin, snapshot: Snapshot, names: list[str]) -> ClusterView:
+async def cluster_view(admin: AdminPort, snapshot: Snapshot, names: list[str]) -> ClusterView:
     """What the planner needs to know of the cluster; `names`: the plan's topics (their
     min.insync.replicas matters to grows in enabled modes)."""
     min_isr = await min_insync_replicas(admin, [n for n in names if n in snapshot.topics])

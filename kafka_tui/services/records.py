@@ -11,9 +11,10 @@ import asyncio
 import contextlib
 from collections.abc import Mapping
 
-from ..admin import AdminError, KafkaAdmin, TopicDescription, TopicResult
+from ..admin import AdminError, TopicDescription, TopicResult
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore
+from .ports import AdminPort
 
 
 def current_entries(
@@ -38,7 +39,7 @@ def current_entries(
 
 
 async def load_placeholders(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     store: PlaceholderStore,
     topics: list[TopicDescription],
     *,
@@ -64,7 +65,7 @@ async def load_placeholders(
 
 
 async def stored_placeholders(
-    admin: KafkaAdmin, store: PlaceholderStore
+    admin: AdminPort, store: PlaceholderStore
 ) -> dict[str, PlaceholderEntry]:
     """Every placeholder record; {} when the placeholder topic does not exist. Its partition
     count comes from kafka-tui's consistent metadata (see PlaceholderStore.load)."""
@@ -73,7 +74,7 @@ async def stored_placeholders(
 
 
 async def forget_placeholders(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     store: PlaceholderStore,
     deleted: list[str],
     stored: dict[str, PlaceholderEntry] | None = None,
@@ -88,7 +89,7 @@ async def forget_placeholders(
 
 
 async def delete_topics(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     store: PlaceholderStore | None,
     names: list[str],
     *,

@@ -13,9 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..admin import KafkaAdmin, TopicDescription
+from ..admin import TopicDescription
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore
 from ..planning.placement import Broker, Load
+from .ports import AdminPort
 from .records import current_entries
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class Snapshot:
 
 
 async def observed_brokers(
-    admin: KafkaAdmin, zookeeper: str | None
+    admin: AdminPort, zookeeper: str | None
 ) -> tuple[list[Broker], bool, dict[int, str]]:
     """(brokers live and observed-offline, whether the cluster is KRaft, where each is known
     from: "registered" (KRaft), "live", "recorded" (ZooKeeper's /brokers/observed_ids))."""
@@ -103,7 +104,7 @@ async def _named_by_replicas(
 
 
 async def take_snapshot(
-    admin: KafkaAdmin,
+    admin: AdminPort,
     *,
     zookeeper: str | None = None,
     store: PlaceholderStore | None = None,
@@ -141,7 +142,7 @@ async def _no_defaults() -> dict[str, str | None]:
     return {}
 
 
-async def min_insync_replicas(admin: KafkaAdmin, topics: Sequence[str]) -> dict[str, int]:
+async def min_insync_replicas(admin: AdminPort, topics: Sequence[str]) -> dict[str, int]:
     """Each topic's min.insync.replicas as Kafka reports it (its override, else the broker's
     default): the one reader of that setting. A topic whose value cannot be read is left out."""
     if not topics:

@@ -11,12 +11,16 @@ from textual.screen import Screen
 from textual.worker import Worker
 
 from ..admin import KafkaAdmin, audit
+from ..admin.placeholders import PlaceholderStore
 from ..config import Profile, Settings
+from ..services.ports import AdminPort
+from .screens.base import default_placeholder_store
 from .screens.error import ErrorScreen
 from .screens.metadata import MetadataScreen
 from .screens.profiles import ProfilePicker
 
-AdminFactory = Callable[[Profile], KafkaAdmin]
+AdminFactory = Callable[[Profile], AdminPort]
+StoreFactory = Callable[[Profile], PlaceholderStore]
 
 
 class KafkaTuiApp(App[None]):
@@ -33,14 +37,17 @@ class KafkaTuiApp(App[None]):
         profile: Profile | None,
         admin_factory: AdminFactory | None = None,
         refresh_seconds: float = 10.0,
+        store_factory: StoreFactory | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
         self.initial_profile = profile
         self.admin_factory: AdminFactory = admin_factory or (lambda p: KafkaAdmin(p.connection))
         self.refresh_seconds = refresh_seconds
+        # Where screens read and write KIP-409 placeholder records (screens/base.py).
+        self.store_factory: StoreFactory = store_factory or default_placeholder_store
         self.profile: Profile | None = None
-        self.admin: KafkaAdmin | None = None
+        self.admin: AdminPort | None = None
 
     def on_mount(self) -> None:
         if self.settings.key_bindings:
@@ -100,7 +107,9 @@ def make_app(
     *,
     admin_factory: AdminFactory | None = None,
     refresh_seconds: float = 10.0,
+    store_factory: StoreFactory | None = None,
 ) -> KafkaTuiApp:
     """The app for `profile`, or with the profile picker when it is None (the CLI decides
-    which, with resolve_profile)."""
-    return KafkaTuiApp(settings, profile, admin_factory, refresh_seconds)
+    which, with resolve_profile). The factories default to the profile's real cluster; the
+    screen tests pass recorded ones (tests/tui/replay.py)."""
+    return KafkaTuiApp(settings, profile, admin_factory, refresh_seconds, store_factory)

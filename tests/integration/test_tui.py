@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from textual.pilot import Pilot
 from textual.widgets import Button, Input, Label, Static
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
@@ -21,6 +20,7 @@ from kafka_tui.tui.widgets.tables import PartitionTable
 from kafka_tui.tui.widgets.topic_table import TopicTable
 
 from ..conftest import Cluster
+from ..tui.conftest import filter_to, loaded, settle, shown
 
 Names = Callable[[str], str]
 SIZE = (100, 30)
@@ -29,27 +29,6 @@ SIZE = (100, 30)
 def app_for(cluster: Cluster, *, read_only: bool = False) -> KafkaTuiApp:
     profile = Profile("test", ConnectionSettings(cluster.bootstrap_servers), read_only=read_only)
     return make_app(Settings(profiles={"test": profile}), profile, refresh_seconds=0)
-
-
-async def settle(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def loaded(app: KafkaTuiApp, pilot: Pilot[None]) -> MetadataScreen:
-    screen = app.screen
-    assert isinstance(screen, MetadataScreen)
-    await asyncio.wait_for(screen.loaded.wait(), 30)
-    await settle(app, pilot)
-    return screen
-
-
-async def filter_to(pilot: Pilot[None], text: str) -> None:
-    await pilot.press("slash", *text, "enter")
-
-
-def shown(app: KafkaTuiApp) -> list[str]:
-    return [r.name for r in app.screen.query_one(TopicTable).rows]
 
 
 async def test_topics_table_filters_as_you_type_and_by_health(

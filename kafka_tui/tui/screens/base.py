@@ -28,8 +28,16 @@ class KafkaHost(Protocol):
     def open_profile(self, profile: Profile) -> None: ...
 
 
-def placeholder_store(profile: Profile) -> PlaceholderStore:
+def default_placeholder_store(profile: Profile) -> PlaceholderStore:
     return PlaceholderStore(profile.connection, profile.placeholders_topic)
+
+
+def placeholder_store(screen: Screen[Any], profile: Profile) -> PlaceholderStore:
+    """The profile's placeholder records, through the app's `store_factory` when it has one
+    (the screen tests replay recorded records)."""
+    factory = getattr(screen.app, "store_factory", None) or default_placeholder_store
+    store: PlaceholderStore = factory(profile)
+    return store
 
 
 class KafkaScreen(Screen[Any]):

@@ -13,7 +13,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static
 
-from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
+from ...admin import AdminError, ClusterInfo, TopicDescription
+from ...admin.placeholders import PlaceholderStore
 from ...config import Profile
 from ...planning.filling import choose_fills
 from ...planning.placement import Broker, Load
@@ -25,7 +26,9 @@ from ...services.leaders import (
     preview_election,
     run_election,
 )
+from ...services.ports import AdminPort
 from ...services.snapshot import Snapshot, take_snapshot
+from ...services.throttles import list_throttles
 from ..widgets.broker_table import BrokerTable, observed_source
 from .base import KafkaScreen, placeholder_store
 
@@ -35,17 +38,24 @@ class PlaceholderState:
     open: int  # placeholders still missing a broker
     topics: frozenset[str]  # the topics they belong to
     fillable: int  # how many a live broker outside their partition could take now
+    # What goes where if filled now: 'orders-0 -> 4', the first few.
+    preview: tuple[str, ...] = ()
+
+    def where(self) -> str:
+        more = self.fillable - len(self.preview)
+        return ", ".join(self.preview) + (f" and {more} more" if more > 0 else "")
 
     def line(self, key: str) -> str:
         if not self.open:
             return "No open placeholders: every topic has the replicas it was created with."
         text = f"{self.open} open placeholder(s) in {len(self.topics)} topic(s)"
         if self.fillable:
-            return f"{text}; {self.fillable} can be filled now: press {key}."
+            return f"{text}; {self.fillable} can be filled now ({self.where()}): press {key}."
         return f"{text}; none can be filled until a broker joins."
 
 
 NO_PLACEHOLDERS = PlaceholderState(0, frozenset(), 0)
+PREVIEW_FILLS = 3
 
 
 def placeholder_state(snapshot: Snapshot) -> PlaceholderState:
@@ -57,20 +67,24 @@ def placeholder_state(snapshot: Snapshot) -> PlaceholderState:
         for p in snapshot.topics[t].partitions
     }
     fills = choose_fills(snapshot.brokers, snapshot.load, replicas, slots)
+    taken = [f for f in fills if f.broker is not None]
     return PlaceholderState(
         len(slots),
         frozenset(s.topic for s in slots),
-        sum(1 for f in fills if f.broker is not None),
+        len(taken),
+        tuple(f"{f.topic}-{f.partition} -> {f.broker}" for f in taken[:PREVIEW_FILLS]),
     )
 
 
 async def read_placeholder_state(
-    admin: KafkaAdmin, profile: Profile, cluster: ClusterInfo, topics: list[TopicDescription]
+    admin: AdminPort,
+    store: PlaceholderStore,
+    cluster: ClusterInfo,
+    topics: list[TopicDescription],
 ) -> PlaceholderState:
     """The placeholders of the topics just read, for the topics screen: nothing is read when
     the placeholder topic does not exist (nothing was ever created under-replicated). An
     unreadable record is left for the brokers screen to report."""
-    store = placeholder_store(profile)
     by_name = {t.name: t for t in topics}
     if store.topic not in by_name:
         return NO_PLACEHOLDERS
@@ -94,6 +108,24 @@ async def read_placeholder_state(
         cluster.lists_fenced_brokers,
     )
     return placeholder_state(snapshot)
+
+
+async def orphaned_throttles(admin: AdminPort) -> str:
+    """A line naming the replication throttles no reassignment in progress needs ("" when
+    none). Advice only: a read it cannot make (an ACL, an old broker) leaves it out."""
+    try:
+        report = await list_throttles(admin)
+    except Exception:  # the brokers themselves are shown already; this line is a hint
+        return ""
+    where = sorted(
+        {f"broker {t.name}" if t.kind == "broker" else f"topic {t.name}" for t in report.orphaned}
+    )
+    if not where:
+        return ""
+    return (
+        f"Orphaned replication throttles (no reassignment needs them) on {', '.join(where)}: "
+        "`kafka-tui throttles clear --orphaned` removes them."
+    )
 
 
 def notify_fills(screen: KafkaScreen, results: Sequence[FillResult]) -> None:
@@ -148,7 +180,7 @@ class BrokersScreen(KafkaScreen):
         ),
     ]
 
-    def __init__(self, profile: Profile, admin: KafkaAdmin) -> None:
+    def __init__(self, profile: Profile, admin: AdminPort) -> None:
         super().__init__()
         self.profile = profile
         self.admin = admin
@@ -187,7 +219,7 @@ class BrokersScreen(KafkaScreen):
             snapshot = await take_snapshot(
                 self.admin,
                 zookeeper=self.profile.zookeeper_connect,
-                store=placeholder_store(self.profile),
+                store=placeholder_store(self, self.profile),
             )
         except AdminError as exc:
             self.notify(exc.message, title="Cannot read the brokers", severity="error")
@@ -201,7 +233,11 @@ class BrokersScreen(KafkaScreen):
             "leaders = current, preferred = first replica"
         )
         self.query_one(BrokerTable).show(snapshot)
-        self.query_one("#placeholders-line", Static).update(state.line(self._fill_key()))
+        line = self.query_one("#placeholders-line", Static)
+        line.update(state.line(self._fill_key()))
+        orphaned = await orphaned_throttles(self.admin)
+        if orphaned:
+            line.update(f"{state.line(self._fill_key())}\n{orphaned}")
 
     def action_refresh(self) -> None:
         self.load()
@@ -216,7 +252,7 @@ class BrokersScreen(KafkaScreen):
         try:
             results = await fill_placeholders(
                 self.admin,
-                placeholder_store(self.profile),
+                placeholder_store(self, self.profile),
                 zookeeper=self.profile.zookeeper_connect,
             )
         except AdminError as exc:

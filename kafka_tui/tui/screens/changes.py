@@ -11,9 +11,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label
 
-from ...admin import AdminError, KafkaAdmin, TopicResult
+from ...admin import AdminError, TopicResult
 from ...config import Profile
 from ...services.placing import UNDER_REPLICATED_WARNING
+from ...services.ports import AdminPort
 from ...services.records import delete_topics
 from .base import placeholder_store
 
@@ -80,7 +81,7 @@ def notify_results(screen: Screen[object], results: list[TopicResult]) -> None:
 
 
 async def run_deletion(
-    screen: Screen[object], admin: KafkaAdmin, names: list[str], internal: list[str]
+    screen: Screen[object], admin: AdminPort, names: list[str], internal: list[str]
 ) -> bool:
     """True when a deletion was sent (whatever each topic's result)."""
     if internal:
@@ -96,7 +97,7 @@ async def run_deletion(
         screen.notify("Nothing deleted.")
         return False
     profile = getattr(screen, "profile", None)
-    store = placeholder_store(profile) if isinstance(profile, Profile) else None
+    store = placeholder_store(screen, profile) if isinstance(profile, Profile) else None
     try:
         results, warning = await delete_topics(admin, store, names)
     except AdminError as exc:

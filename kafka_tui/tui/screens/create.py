@@ -175,7 +175,7 @@ class CreateTopicScreen(FormScreen):
         spec, options, snapshot = self.spec, self.options, self.snapshot
         if spec is None or options is None or snapshot is None:
             return None
-        store = placeholder_store(self.form_profile)
+        store = placeholder_store(self, self.form_profile)
         return (
             lambda v: create_topics(self.admin, snapshot, [spec], options, store, validate_only=v),
             "Create failed",

@@ -12,9 +12,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Static
 
-from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
+from ...admin import AdminError, ClusterInfo, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
+from ...services.ports import AdminPort
 from ...services.records import load_placeholders
 from ..widgets.styled import ReplicaLegend
 from ..widgets.tables import PartitionTable
@@ -55,7 +56,7 @@ class TopicDetailScreen(KafkaScreen):
     ]
 
     def __init__(
-        self, profile: Profile, admin: KafkaAdmin, topic: str, cluster: ClusterInfo | None
+        self, profile: Profile, admin: AdminPort, topic: str, cluster: ClusterInfo | None
     ) -> None:
         super().__init__()
         self.profile = profile
@@ -94,7 +95,7 @@ class TopicDetailScreen(KafkaScreen):
         try:
             placeholders = await load_placeholders(
                 self.admin,
-                placeholder_store(self.profile),
+                placeholder_store(self, self.profile),
                 [topic],
                 tidy=not self.profile.read_only,
             )

@@ -18,11 +18,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Select, Static
 
-from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicResult
+from ...admin import AdminError, ClusterInfo, TopicResult
 from ...config import Profile
 from ...fields import FieldError
 from ...planning.placement import MODES, Broker
 from ...services.placing import PlacementOptions, Planned
+from ...services.ports import AdminPort
 from ...services.snapshot import Snapshot, take_snapshot
 from ..widgets.tables import PreviewTable
 from ..words import FORM_FIELDS, field_error_words, result_words
@@ -123,7 +124,7 @@ class FormScreen(KafkaScreen):
 
     def __init__(
         self,
-        admin: KafkaAdmin,
+        admin: AdminPort,
         cluster: ClusterInfo | None,
         *,
         profile: Profile | None = None,
@@ -314,7 +315,9 @@ class FormScreen(KafkaScreen):
         self.snapshot_ready.clear()
         try:
             snapshot = await take_snapshot(
-                self.admin, zookeeper=profile.zookeeper_connect, store=placeholder_store(profile)
+                self.admin,
+                zookeeper=profile.zookeeper_connect,
+                store=placeholder_store(self, profile),
             )
             await self.read_extra(snapshot)
             self.snapshot = snapshot

@@ -13,12 +13,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Input, Static
 
-from ...admin import AdminError, ClusterInfo, KafkaAdmin, TopicDescription
+from ...admin import AdminError, ClusterInfo, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
+from ...services.ports import AdminPort
 from ...services.snapshot import min_insync_replicas
 from ..widgets.topic_table import TopicRow, TopicTable
-from .base import KafkaScreen
+from .base import KafkaScreen, placeholder_store
 from .brokers import NO_PLACEHOLDERS, BrokersScreen, PlaceholderState, read_placeholder_state
 from .changes import run_deletion
 from .create import CreateTopicScreen
@@ -178,7 +179,7 @@ class MetadataScreen(KafkaScreen):
         ),
     ]
 
-    def __init__(self, profile: Profile, admin: KafkaAdmin, refresh_seconds: float) -> None:
+    def __init__(self, profile: Profile, admin: AdminPort, refresh_seconds: float) -> None:
         super().__init__()
         self.profile = profile
         self.admin = admin
@@ -232,7 +233,9 @@ class MetadataScreen(KafkaScreen):
         min_isr = self.min_isr
         if self.filters.needs_min_isr:
             min_isr = await min_insync_replicas(self.admin, [t.name for t in topics])
-        placeholders = await read_placeholder_state(self.admin, self.profile, cluster, topics)
+        placeholders = await read_placeholder_state(
+            self.admin, placeholder_store(self, self.profile), cluster, topics
+        )
         try:
             moving = {r.topic for r in await self.admin.list_partition_reassignments()}
         except AdminError:  # e.g. no permission to list them: the mark is a hint only
@@ -264,8 +267,8 @@ class MetadataScreen(KafkaScreen):
         if state.fillable:
             how = "from a read-write profile" if self.profile.read_only else "press b, then f"
             banner.update(
-                f"{state.fillable} KIP-409 placeholder(s) can be filled by a live broker now: "
-                f"{how}."
+                f"{state.fillable} KIP-409 placeholder(s) can be filled by a live broker now "
+                f"({state.where()}): {how}."
             )
 
     def _show_banner(self, message: str | None) -> None:

@@ -12,7 +12,6 @@ from textual.widgets import Footer, Input, Label, Select
 
 from ...admin import (
     ClusterInfo,
-    KafkaAdmin,
     NewPartitions,
     TopicDescription,
     validation,
@@ -20,6 +19,7 @@ from ...admin import (
 from ...config import Profile
 from ...services.growing import grow_partitions, plan_grows
 from ...services.parsing import UsageError, replica_lists
+from ...services.ports import AdminPort
 from ...services.snapshot import Snapshot, min_insync_replicas
 from .base import placeholder_store
 from .forms import (
@@ -38,7 +38,7 @@ class IncreasePartitionsScreen(FormScreen):
 
     def __init__(
         self,
-        admin: KafkaAdmin,
+        admin: AdminPort,
         topic: TopicDescription,
         cluster: ClusterInfo | None,
         *,
@@ -138,7 +138,7 @@ class IncreasePartitionsScreen(FormScreen):
         if request is None or options is None or snapshot is None:
             return None
         profile = self.form_profile
-        store = placeholder_store(profile)
+        store = placeholder_store(self, profile)
         return (
             lambda v: grow_partitions(
                 self.admin,

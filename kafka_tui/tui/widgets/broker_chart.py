@@ -89,11 +89,6 @@ class BrokerChart(Widget):
     """The chart as a widget; redrawn to the widget's width."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"broker-chart--before", "broker-chart--added"}
-    DEFAULT_CSS = """
-    BrokerChart { height: auto; padding: 0 1; }
-    BrokerChart > .broker-chart--before { color: $primary; }
-    BrokerChart > .broker-chart--added { color: $success; }
-    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -36,11 +36,6 @@ class MoveTable(ReplicaStyled, DataTable[object]):
     COMPONENT_CLASSES: ClassVar[set[str]] = (
         DataTable.COMPONENT_CLASSES | REPLICA_CLASSES | MOVE_CLASSES
     )
-    DEFAULT_CSS = """
-    MoveTable { height: auto; max-height: 1fr; }
-    MoveTable > .moves--added { color: $success; text-style: bold; }
-    MoveTable > .moves--removed { color: $error; text-style: bold; }
-    """
 
     def on_mount(self) -> None:
         self.cursor_type = "row"

@@ -1,0 +1,117 @@
+"""The admin client as the screens and the use-cases they call see it.
+
+`KafkaAdmin` satisfies `AdminPort` structurally; the TUI's screen tests replay recorded
+cluster answers through another implementation (tests/tui/replay.py). The list is exactly
+what the TUI and the services it calls use: a method added here must exist on KafkaAdmin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from ..admin.model import (
+    DEFAULT_TIMEOUT_MS,
+    ClusterInfo,
+    ConnectionSettings,
+    NewPartitions,
+    TopicDescription,
+    TopicResult,
+    TopicSpec,
+)
+
+if TYPE_CHECKING:
+    from ..admin.leaders import ElectionResult, ElectionType
+    from ..admin.moves import MoveResult, OngoingReassignment, PartitionMove, ReplicationThrottle
+
+
+class AdminPort(Protocol):
+    """Reads, then changes; every call may raise `AdminError`."""
+
+    settings: ConnectionSettings
+    cluster_id: str | None
+
+    async def ensure_connected(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    # -- reads ---------------------------------------------------------------------------
+
+    async def describe_cluster(self) -> ClusterInfo: ...
+
+    async def list_topics(
+        self, *, consistent_for: Sequence[str] | None = None
+    ) -> list[TopicDescription]: ...
+
+    async def describe_topics(
+        self, names: Sequence[str] | None = None, *, configs: bool = True
+    ) -> tuple[list[TopicDescription], list[TopicResult]]: ...
+
+    async def topic_config_value(
+        self, key: str, topics: Sequence[str]
+    ) -> dict[str, str | None]: ...
+
+    async def broker_configs(
+        self, broker_id: int | None, keys: Sequence[str]
+    ) -> dict[str, str | None]: ...
+
+    async def list_partition_reassignments(
+        self, topics: Sequence[str] | None = None
+    ) -> list[OngoingReassignment]: ...
+
+    async def partition_sizes(
+        self, topics: Sequence[str], brokers: Sequence[int]
+    ) -> dict[tuple[str, int], int]: ...
+
+    # -- changes -------------------------------------------------------------------------
+
+    async def create_topics(
+        self,
+        specs: Sequence[TopicSpec],
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        validate_only: bool = False,
+        topic_ids: bool = True,
+        while_waiting: Callable[[Mapping[str, TopicResult]], None] | None = None,
+        placed: bool = False,
+    ) -> list[TopicResult]: ...
+
+    async def create_partitions(
+        self,
+        requests: Sequence[NewPartitions],
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        validate_only: bool = False,
+    ) -> list[TopicResult]: ...
+
+    def expect_partitions(self, topic: str, total: int) -> None: ...
+
+    async def delete_topics(
+        self,
+        names: Sequence[str],
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        allow_internal: bool = False,
+    ) -> list[TopicResult]: ...
+
+    async def alter_partition_reassignments(
+        self, moves: Sequence[PartitionMove], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
+    ) -> list[MoveResult]: ...
+
+    async def wait_for_reassignments(
+        self, partitions: Sequence[tuple[str, int]], deadline: float
+    ) -> set[tuple[str, int]]: ...
+
+    async def set_replication_throttle(self, throttle: ReplicationThrottle) -> None: ...
+
+    async def clear_replication_throttle(
+        self, brokers: Sequence[int], topics: Sequence[str]
+    ) -> None: ...
+
+    async def elect_leaders(
+        self,
+        partitions: Sequence[tuple[str, int]],
+        election: ElectionType | None = None,
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    ) -> list[ElectionResult]: ...

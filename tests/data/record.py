@@ -1,0 +1,236 @@
+"""Record what real dev clusters answer to the screens' reads, for the screen tests.
+
+    .venv/bin/python tests/data/record.py [scenario ...]      (default: all)
+
+Starts real local clusters (kafka_tui.devcluster, as the integration tests do), prepares
+each scenario with real admin calls, records the answers of the `AdminPort` reads into
+tests/data/<scenario>.json (.json.gz when large), and tears the clusters down. The screen
+tests (tests/tui) replay these files; nothing in them is written by hand.
+
+Scenarios (the KRaft ones build on each other, on one cluster, in this order):
+  kraft-empty  KRaft (Kafka 4.1), 3 brokers, no topic yet.
+  kraft-demo   KRaft (Kafka 4.1), 3 brokers, `kafka-tui demo`'s topics, broker 3 stopped,
+               KIP-409 placeholders (`audit-log`, RF 4), one reassignment left pending on
+               the stopped broker, a little data in `orders`.
+  kraft-fill   kraft-demo after `dev-cluster add-broker` (broker 4, live): the placeholders
+               can now be filled (nothing is filled: that is a change).
+  zk-demo      ZooKeeper mode (Kafka 3.9), 3 brokers, the demo topics, broker 3 stopped.
+  kraft-10k    kraft-fill's cluster plus 10,000 topics (1 partition, RF 1); configs are
+               recorded for the demo topics only (min.insync.replicas for all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec  # noqa: E402
+from kafka_tui.admin.moves import PartitionMove  # noqa: E402
+from kafka_tui.admin.placeholders import PlaceholderStore  # noqa: E402
+from kafka_tui.devcluster import DevCluster, Mode  # noqa: E402
+from kafka_tui.devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics  # noqa: E402
+from kafka_tui.services import placing  # noqa: E402
+from kafka_tui.services.snapshot import take_snapshot  # noqa: E402
+from tests.tui.replay import (  # noqa: E402
+    DATA,
+    FORMAT,
+    encode_cluster,
+    encode_configs,
+    encode_reassignment,
+    encode_topic,
+)
+
+DEFAULT_KEYS = ["num.partitions", "default.replication.factor", "min.insync.replicas"]
+MANY_TOPICS = 10_000
+SCENARIOS = ["kraft-empty", "kraft-demo", "kraft-fill", "kraft-10k", "zk-demo"]
+
+
+def log(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+async def record(
+    bootstrap: str,
+    scenario: str,
+    status: dict[str, Any],
+    *,
+    configs_for: Callable[[str], bool] = lambda name: True,
+    gz: bool = False,
+) -> Path:
+    settings = ConnectionSettings(bootstrap)
+    async with KafkaAdmin(settings) as admin:
+        cluster = await admin.describe_cluster()
+        topics = await admin.list_topics()
+        names = [t.name for t in topics]
+        described, errors = await admin.describe_topics([n for n in names if configs_for(n)])
+        assert not errors, errors
+        min_isr = await admin.topic_config_value("min.insync.replicas", names)
+        defaults = await admin.broker_configs(None, DEFAULT_KEYS)
+        reassignments = await admin.list_partition_reassignments()
+        sizes = await admin.partition_sizes(names, cluster.live_broker_ids)
+    store = PlaceholderStore(settings)
+    by_name = {t.name: t for t in topics}
+    entries = (
+        await store.load(len(by_name[store.topic].partitions)) if store.topic in by_name else {}
+    )
+    data = {
+        "format": FORMAT,
+        "scenario": scenario,
+        "recorded": {"mode": status["mode"], "kafka_version": status["kafka_version"]},
+        "bootstrap_servers": bootstrap,
+        "cluster": encode_cluster(cluster),
+        "topics": [encode_topic(t) for t in topics],
+        "topic_configs": {t.name: encode_configs(t.configs) for t in described},
+        "topic_config_values": {"min.insync.replicas": min_isr},
+        "broker_defaults": defaults,
+        "reassignments": [encode_reassignment(r) for r in reassignments],
+        "partition_sizes": sorted([t, p, s] for (t, p), s in sizes.items()),
+        "placeholders": {
+            "topic": store.topic,
+            "entries": {k: v.to_json() for k, v in sorted(entries.items())},
+        },
+    }
+    path = DATA / f"{scenario}.json{'.gz' if gz else ''}"
+    text = json.dumps(data, separators=(",", ":") if gz else (",", ": "), indent=None)
+    if gz:
+        # mtime=0: the same answers give the same bytes.
+        path.write_bytes(gzip.compress(text.encode(), mtime=0))
+    else:
+        path.write_text(text + "\n", encoding="utf-8")
+    log(f"{scenario}: {len(topics)} topics -> {path.relative_to(ROOT)} ({path.stat().st_size} B)")
+    return path
+
+
+async def produce(bootstrap: str, topic: str, count: int) -> None:
+    from aiokafka import AIOKafkaProducer
+
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    await producer.start()
+    try:
+        for i in range(count):
+            await producer.send(topic, f"order {i:05d} ".encode() * 8, key=str(i % 6).encode())
+        await producer.flush()
+    finally:
+        await producer.stop()
+
+
+async def seed_placeholders_and_move(bootstrap: str) -> None:
+    """What `kafka-tui demo` adds once broker 3 is stopped (an RF-4 topic under KIP-409,
+    enabled mode), and a reassignment that waits for the stopped broker."""
+    settings = ConnectionSettings(bootstrap)
+    store = PlaceholderStore(settings)
+    async with KafkaAdmin(settings) as admin:
+        snapshot = await take_snapshot(admin, store=store)
+        options = placing.PlacementOptions.of("enabled", 1, None)
+        spec = TopicSpec("audit-log", 3, 4, configs={"min.insync.replicas": "1"})
+        result = (await placing.create_topics(admin, snapshot, [spec], options, store))[0]
+        assert result.ok, result.message
+        moved = await admin.alter_partition_reassignments(
+            [PartitionMove("moving", 0, [1, 2, DEMO_STOPPED_BROKER])]
+        )
+        assert all(m.ok for m in moved), moved
+
+
+async def create_many(bootstrap: str, count: int) -> None:
+    async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
+        for start in range(0, count, 1000):
+            specs = [TopicSpec(f"load-{i:05d}", 1, 1) for i in range(start, start + 1000)]
+            results = await admin.create_topics(specs, timeout_ms=120_000)
+            failed = [r for r in results if not r.ok and r.error != "TOPIC_ALREADY_EXISTS"]
+            assert not failed, failed[:3]
+            log(f"kraft-10k: {start + 1000} topics created")
+
+
+def up(dev: DevCluster, mode: Mode) -> str:
+    dev.up(mode, brokers=3)
+    return str(dev.status()["bootstrap_servers"])
+
+
+def seed_demo(dev: DevCluster, bootstrap: str) -> None:
+    seed_demo_topics(bootstrap)
+    asyncio.run(_seed_moving(bootstrap))
+    asyncio.run(produce(bootstrap, "orders", 300))
+    dev.stop_broker(DEMO_STOPPED_BROKER)
+
+
+async def _seed_moving(bootstrap: str) -> None:
+    async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
+        spec = TopicSpec("moving", assignment={0: [1, 2], 1: [2, 1]})
+        results = await admin.create_topics([spec])
+        assert all(r.ok for r in results), results
+
+
+def record_kraft(wanted: set[str], scratch: Path) -> None:
+    dev = DevCluster(scratch / "kraft")
+    try:
+        log("kraft: starting 3 brokers")
+        bootstrap = up(dev, "kraft")
+        if "kraft-empty" in wanted:
+            asyncio.run(record(bootstrap, "kraft-empty", dev.status()))
+        if not wanted & {"kraft-demo", "kraft-fill", "kraft-10k"}:
+            return
+        seed_demo(dev, bootstrap)
+        asyncio.run(seed_placeholders_and_move(bootstrap))
+        status = dev.status()
+        demo_topics = {t.name for t in asyncio.run(_list(bootstrap))}
+        if "kraft-demo" in wanted:
+            asyncio.run(record(bootstrap, "kraft-demo", status))
+        if "kraft-fill" in wanted:
+            log("kraft-fill: adding broker 4")
+            dev.add_broker()
+            asyncio.run(record(bootstrap, "kraft-fill", dev.status()))
+        if "kraft-10k" in wanted:
+            asyncio.run(create_many(bootstrap, MANY_TOPICS))
+            asyncio.run(
+                record(
+                    bootstrap,
+                    "kraft-10k",
+                    status,
+                    configs_for=demo_topics.__contains__,
+                    gz=True,
+                )
+            )
+    finally:
+        dev.down()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenarios", nargs="*", default=SCENARIOS)
+    wanted = set(parser.parse_args().scenarios)
+    scratch = Path(tempfile.mkdtemp(prefix="kafka-tui-record-"))
+    # The admin's journal and audit log go to the scratch folder, not the user's state.
+    os.environ["KAFKA_TUI_JOURNAL"] = str(scratch / "recent-changes.jsonl")
+    os.environ["KAFKA_TUI_AUDIT_LOG"] = str(scratch / "audit.jsonl")
+    if wanted & {"kraft-empty", "kraft-demo", "kraft-fill", "kraft-10k"}:
+        record_kraft(wanted, scratch)
+    if "zk-demo" in wanted:
+        dev = DevCluster(scratch / "zk")
+        try:
+            log("zk: starting ZooKeeper and 3 brokers")
+            bootstrap = up(dev, "zk")
+            seed_demo(dev, bootstrap)
+            asyncio.run(record(bootstrap, "zk-demo", dev.status()))
+        finally:
+            dev.down()
+
+
+async def _list(bootstrap: str) -> list[Any]:
+    async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
+        return await admin.list_topics()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,326 @@
+"""A recorded-data admin: the screens' `AdminPort` answered from a recording of a real
+dev cluster (tests/data/*.json[.gz], written by tests/data/record.py).
+
+Reads answer what the cluster answered when it was recorded, filtered to what is asked.
+Nothing is made up: a read the recording cannot answer (a topic or config it does not
+hold) raises `ReplayGap`, and every change raises `ReplayChangeRefused` — a test that
+changes the cluster belongs in tests/integration, against a real one.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from kafka_tui.admin import (
+    BrokerInfo,
+    ClusterInfo,
+    ConfigEntry,
+    ConfigSource,
+    ConnectionSettings,
+    NewPartitions,
+    PartitionInfo,
+    TopicDescription,
+    TopicResult,
+    TopicSpec,
+)
+from kafka_tui.admin.leaders import ElectionResult, ElectionType
+from kafka_tui.admin.model import DEFAULT_TIMEOUT_MS
+from kafka_tui.admin.moves import (
+    MoveResult,
+    OngoingReassignment,
+    PartitionMove,
+    ReplicationThrottle,
+)
+from kafka_tui.admin.placeholders import PlaceholderEntry, PlaceholderStore
+from kafka_tui.config import Profile
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+FORMAT = 1
+
+
+class ReplayGap(LookupError):
+    """The recording does not hold the answer to a read."""
+
+
+class ReplayChangeRefused(RuntimeError):
+    """A change was attempted against recorded data."""
+
+
+def _refuse(what: str) -> NoReturn:
+    raise ReplayChangeRefused(
+        f"{what}: a recorded cluster answers reads only; a test that changes the cluster "
+        "belongs in tests/integration, against a real one."
+    )
+
+
+# -- the file format: encode (the recorder) and decode (the replay) -------------------------
+
+
+def encode_cluster(info: ClusterInfo) -> dict[str, Any]:
+    return {
+        "cluster_id": info.cluster_id,
+        "controller_id": info.controller_id,
+        "lists_fenced_brokers": info.lists_fenced_brokers,
+        "brokers": [[b.id, b.host, b.port, b.rack, b.fenced] for b in info.brokers],
+    }
+
+
+def decode_cluster(data: Mapping[str, Any]) -> ClusterInfo:
+    return ClusterInfo(
+        cluster_id=data["cluster_id"],
+        controller_id=data["controller_id"],
+        brokers=[BrokerInfo(i, h, p, r, f) for i, h, p, r, f in data["brokers"]],
+        lists_fenced_brokers=data["lists_fenced_brokers"],
+    )
+
+
+def encode_topic(t: TopicDescription) -> list[Any]:
+    """[name, topic id, internal, [[partition, leader, replicas, isr, offline], ...]]:
+    compact, as a 10,000-topic recording repeats it 10,000 times."""
+    parts = [[p.partition, p.leader, p.replicas, p.isr, p.offline_replicas] for p in t.partitions]
+    return [t.name, t.topic_id, t.internal, parts]
+
+
+def decode_topic(data: Sequence[Any]) -> TopicDescription:
+    name, topic_id, internal, parts = data
+    return TopicDescription(
+        name, topic_id, internal, [PartitionInfo(p, ld, r, i, o) for p, ld, r, i, o in parts]
+    )
+
+
+def encode_configs(configs: Mapping[str, ConfigEntry]) -> list[list[Any]]:
+    return [
+        [c.name, c.value, c.source.name, c.read_only, c.sensitive]
+        for c in sorted(configs.values(), key=lambda c: c.name)
+    ]
+
+
+def decode_configs(data: Sequence[Sequence[Any]]) -> dict[str, ConfigEntry]:
+    return {n: ConfigEntry(n, v, ConfigSource[s], ro, se) for n, v, s, ro, se in data}
+
+
+def encode_reassignment(r: OngoingReassignment) -> list[Any]:
+    return [r.topic, r.partition, r.replicas, r.adding, r.removing]
+
+
+def load_recording(name: str) -> dict[str, Any]:
+    """tests/data/<name>.json, or .json.gz."""
+    for path in (DATA / f"{name}.json", DATA / f"{name}.json.gz"):
+        if path.exists():
+            opener = gzip.open if path.suffix == ".gz" else open
+            with opener(path, "rt", encoding="utf-8") as f:
+                data: dict[str, Any] = json.load(f)
+            if data.get("format") != FORMAT:
+                raise ValueError(f"{path}: format {data.get('format')}, expected {FORMAT}")
+            return data
+    raise FileNotFoundError(f"no recording {name!r} in {DATA}; run tests/data/record.py")
+
+
+# -- the replay -----------------------------------------------------------------------------
+
+
+@dataclass
+class Recording:
+    """One recorded cluster, decoded."""
+
+    name: str
+    settings: ConnectionSettings
+    cluster: ClusterInfo
+    topics: dict[str, TopicDescription]
+    topic_configs: dict[str, dict[str, ConfigEntry]]
+    config_values: dict[str, dict[str, str | None]]
+    broker_defaults: dict[str, str | None]
+    reassignments: list[OngoingReassignment]
+    sizes: dict[tuple[str, int], int]
+    placeholders_topic: str
+    placeholders: dict[str, PlaceholderEntry]
+
+    @classmethod
+    def load(cls, name: str) -> Recording:
+        data = load_recording(name)
+        topics = (decode_topic(t) for t in data["topics"])
+        return cls(
+            name=name,
+            settings=ConnectionSettings(data["bootstrap_servers"]),
+            cluster=decode_cluster(data["cluster"]),
+            topics={t.name: t for t in topics},
+            topic_configs={t: decode_configs(c) for t, c in data["topic_configs"].items()},
+            config_values=data["topic_config_values"],
+            broker_defaults=data["broker_defaults"],
+            reassignments=[OngoingReassignment(*r) for r in data["reassignments"]],
+            sizes={(t, p): s for t, p, s in data["partition_sizes"]},
+            placeholders_topic=data["placeholders"]["topic"],
+            placeholders={
+                k: PlaceholderEntry.from_json(v) for k, v in data["placeholders"]["entries"].items()
+            },
+        )
+
+    def profile(self, name: str = "recorded", **options: Any) -> Profile:
+        return Profile(name, self.settings, placeholders_topic=self.placeholders_topic, **options)
+
+
+class ReplayAdmin:
+    """`AdminPort` over a `Recording`."""
+
+    def __init__(self, recording: Recording) -> None:
+        self.recording = recording
+        self.settings = recording.settings
+        self.cluster_id: str | None = recording.cluster.cluster_id
+
+    async def ensure_connected(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    # -- reads -------------------------------------------------------------------------
+
+    async def describe_cluster(self) -> ClusterInfo:
+        return self.recording.cluster
+
+    async def list_topics(
+        self, *, consistent_for: Sequence[str] | None = None
+    ) -> list[TopicDescription]:
+        return sorted(self.recording.topics.values(), key=lambda t: t.name)
+
+    def _topic(self, name: str) -> TopicDescription:
+        try:
+            return self.recording.topics[name]
+        except KeyError:
+            raise ReplayGap(f"{self.recording.name}: topic {name!r} was not recorded") from None
+
+    async def describe_topics(
+        self, names: Sequence[str] | None = None, *, configs: bool = True
+    ) -> tuple[list[TopicDescription], list[TopicResult]]:
+        wanted = sorted(self.recording.topics) if names is None else list(dict.fromkeys(names))
+        found = [self._topic(n) for n in wanted]
+        if configs:
+            found = [
+                TopicDescription(
+                    t.name, t.topic_id, t.internal, t.partitions, self._configs(t.name)
+                )
+                for t in found
+            ]
+        return found, []
+
+    def _configs(self, topic: str) -> dict[str, ConfigEntry]:
+        try:
+            return self.recording.topic_configs[topic]
+        except KeyError:
+            raise ReplayGap(f"{self.recording.name}: configs of {topic!r} not recorded") from None
+
+    async def topic_config_value(self, key: str, topics: Sequence[str]) -> dict[str, str | None]:
+        values = self.recording.config_values.get(key)
+        answer: dict[str, str | None] = {}
+        for topic in topics:
+            self._topic(topic)
+            if values is not None and topic in values:
+                answer[topic] = values[topic]
+            elif key in self._configs(topic):
+                answer[topic] = self._configs(topic)[key].value
+        return answer
+
+    async def broker_configs(
+        self, broker_id: int | None, keys: Sequence[str]
+    ) -> dict[str, str | None]:
+        if broker_id is not None or not set(keys) <= set(self.recording.broker_defaults):
+            raise ReplayGap(f"{self.recording.name}: broker {broker_id} configs {list(keys)}")
+        return {k: self.recording.broker_defaults[k] for k in keys}
+
+    async def list_partition_reassignments(
+        self, topics: Sequence[str] | None = None
+    ) -> list[OngoingReassignment]:
+        return [r for r in self.recording.reassignments if topics is None or r.topic in set(topics)]
+
+    async def partition_sizes(
+        self, topics: Sequence[str], brokers: Sequence[int]
+    ) -> dict[tuple[str, int], int]:
+        """Recorded from every live broker: asked for fewer brokers, the answer would have
+        to be made up."""
+        live = set(self.recording.cluster.live_broker_ids)
+        if not set(brokers) >= live:
+            raise ReplayGap(f"{self.recording.name}: sizes on brokers {list(brokers)} only")
+        named = set(topics)
+        return {k: v for k, v in self.recording.sizes.items() if k[0] in named}
+
+    # -- changes: refused --------------------------------------------------------------
+
+    async def create_topics(
+        self,
+        specs: Sequence[TopicSpec],
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        validate_only: bool = False,
+        topic_ids: bool = True,
+        while_waiting: Callable[[Mapping[str, TopicResult]], None] | None = None,
+        placed: bool = False,
+    ) -> list[TopicResult]:
+        _refuse("create_topics" + (" (validate only)" if validate_only else ""))
+
+    async def create_partitions(
+        self,
+        requests: Sequence[NewPartitions],
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        validate_only: bool = False,
+    ) -> list[TopicResult]:
+        _refuse("create_partitions")
+
+    def expect_partitions(self, topic: str, total: int) -> None:
+        _refuse("expect_partitions")
+
+    async def delete_topics(
+        self,
+        names: Sequence[str],
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+        allow_internal: bool = False,
+    ) -> list[TopicResult]:
+        _refuse("delete_topics")
+
+    async def alter_partition_reassignments(
+        self, moves: Sequence[PartitionMove], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
+    ) -> list[MoveResult]:
+        _refuse("alter_partition_reassignments")
+
+    async def wait_for_reassignments(
+        self, partitions: Sequence[tuple[str, int]], deadline: float
+    ) -> set[tuple[str, int]]:
+        _refuse("wait_for_reassignments")
+
+    async def set_replication_throttle(self, throttle: ReplicationThrottle) -> None:
+        _refuse("set_replication_throttle")
+
+    async def clear_replication_throttle(
+        self, brokers: Sequence[int], topics: Sequence[str]
+    ) -> None:
+        _refuse("clear_replication_throttle")
+
+    async def elect_leaders(
+        self,
+        partitions: Sequence[tuple[str, int]],
+        election: ElectionType | None = None,
+        *,
+        timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    ) -> list[ElectionResult]:
+        _refuse("elect_leaders")
+
+
+class ReplayStore(PlaceholderStore):
+    """The placeholder records as recorded; writing them is a change, refused."""
+
+    def __init__(self, recording: Recording) -> None:
+        super().__init__(recording.settings, recording.placeholders_topic)
+        self.recording = recording
+
+    async def load(self, partitions: int = 1) -> dict[str, PlaceholderEntry]:
+        return dict(self.recording.placeholders)
+
+    async def write(self, entries: list[PlaceholderEntry], removed: Sequence[str] = ()) -> None:
+        if entries or removed:
+            _refuse("writing placeholder records")
