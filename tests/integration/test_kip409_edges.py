@@ -318,3 +318,42 @@ def test_a_plan_grows_a_degraded_topic_toward_its_intended_factor(
     assert [len(r) for r in _kafka_replicas(cluster, topic, 3)] == [2, 2, 2]
     assert _placeholders(capsys, cluster, topic) == [[-1]] * 3
     assert cli(capsys, cluster, "topics", "delete", topic, "--yes")[0] == 0
+
+
+def test_a_grow_fills_its_new_placeholders_at_once_when_a_broker_can_take_them(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After a broker joined (before any fill), growing a topic created under-replicated
+    gives the new partitions Kafka's count plus placeholders, and the joined broker takes
+    those at once; the older partitions' placeholders wait for `placeholders fill`."""
+    cluster.restore()
+    topic = name("fill-at-once")
+    code, results = cli(
+        capsys,
+        cluster,
+        "topics",
+        "create",
+        topic,
+        "--partitions",
+        "1",
+        "--replication-factor",
+        "4",
+        "--under-replicated",
+        "enabled",
+    )
+    assert code == 0 and results[0]["assignment"][0][-1] == -1, results
+    added = cluster.dev.add_broker()
+    try:
+        code, results = cli(capsys, cluster, "topics", "alter", topic, "--partitions", "2")
+        assert code == 0, results
+        message = results[0]["message"]
+        assert "Filled at once: broker(s)" in message and "of partition(s) 1," in message
+        replicas = _kafka_replicas(cluster, topic, 2)
+        # The new partition: 3 brokers placed (the joined one among them, the least loaded),
+        # then the fourth broker took its placeholder; partition 0 still waits for a fill.
+        assert len(replicas[0]) == 3 and sorted(replicas[1]) == [1, 2, 3, added.id]
+        assert _placeholders(capsys, cluster, topic) == [[-1], []]
+    finally:
+        cli(capsys, cluster, "topics", "delete", topic, "--yes")
+        cluster.dev.remove_broker(added.id)
+        cli(capsys, cluster, "brokers", "forget", str(added.id), "--yes")

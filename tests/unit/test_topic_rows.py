@@ -33,3 +33,14 @@ def test_the_record_topic_is_shown_as_kafka_tui_s_and_kept_out_of_the_filters() 
     assert [r.name for r in Filters("", {"under_replicated"}).apply(rows(), names)] == ["orders"]
     # Asked for by name, it is there.
     assert [r.name for r in Filters("kafka_tui", set()).apply(rows(), names)] == [own.name]
+
+
+def test_the_fill_offer_says_what_goes_where() -> None:
+    from kafka_tui.tui.screens.brokers import PlaceholderState
+
+    state = PlaceholderState(5, frozenset({"a", "b"}), 5, ("a-0 -> 4", "a-1 -> 4", "b-0 -> 4"))
+    assert state.where() == "a-0 -> 4, a-1 -> 4, b-0 -> 4 and 2 more"
+    assert state.line("f") == (
+        "5 open placeholder(s) in 2 topic(s); 5 can be filled now (a-0 -> 4, a-1 -> 4, b-0 -> 4 "
+        "and 2 more): press f."
+    )
