@@ -4,15 +4,18 @@ Cluster: 30 brokers in racks of 12/8/6/4 (bench/placement.py), brokers 5, 15, 25
 skewed existing load. Work: 10,000 topics x 10 partitions, RF 3, mode `enabled` with a minimum
 of 2 live replicas: the in-process preview (prepare + place + statistics + document), the same
 plan through the Spark job on local[2] (a subprocess, end to end, start-up included; its document
-compared byte for byte), Kafka's striped placer on the same input (5 seeds). Then 1,000,000
-partitions through Spark local[2], and Spark's bare start-up on a 1-group plan.
+compared byte for byte) and on a standalone cluster of 2 workers from the wheel's jars
+(`kafka-tui dev-cluster spark`, started once for the bench, in a folder of its own), Kafka's
+striped placer on the same input (5 seeds). Then 1,000,000 partitions through Spark local[2]
+and the standalone cluster, and Spark's bare start-up on a 1-group plan on both.
 
-Usage: python bench/plans.py [--skip-million]. Nothing here asserts anything.
+Usage: python bench/plans.py [--skip-million] [--skip-standalone]. Nothing here asserts anything.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
 import os
@@ -20,12 +23,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from placement import kafka, line, skewed_load, uneven_cluster
 
+from kafka_tui.devcluster.spark import SparkDevCluster
 from kafka_tui.planning import plan_io
 from kafka_tui.planning.plan import ClusterView, Intent, PlanOptions, plan_in_process, prepare
 
@@ -53,6 +58,23 @@ def spark(prepared: object, master: str) -> tuple[float, str]:
         return time.perf_counter() - start, result.read_text()
 
 
+@contextlib.contextmanager
+def standalone(skip: bool) -> Iterator[str | None]:
+    """A 2-worker standalone cluster's master URL for the bench's duration (None: skipped)."""
+    if skip:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="kafka-tui-bench-spark-") as folder:
+        cluster = SparkDevCluster(Path(folder))
+        start = time.perf_counter()
+        state = cluster.up(2)
+        print(f"standalone cluster (master + 2 workers) up in {time.perf_counter() - start:.1f}s")
+        try:
+            yield cluster.master_url(state)
+        finally:
+            cluster.down()
+
+
 def stats_line(name: str, seconds: float, document: dict) -> str:  # type: ignore[type-arg]
     s = document["stats"]
     return (
@@ -68,11 +90,19 @@ def stats_line(name: str, seconds: float, document: dict) -> str:  # type: ignor
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--skip-million", action="store_true")
+    parser.add_argument("--skip-standalone", action="store_true")
     args = parser.parse_args()
-    print("Spark start-up (a 1-topic plan, local[2], end to end):")
+    with standalone(args.skip_standalone) as master:
+        run(args, master)
+
+
+def run(args: argparse.Namespace, master: str | None) -> None:
+    engines = [("local[2]", "local[2]")] + ([("standalone", master)] if master else [])
+    print("Spark start-up (a 1-topic plan, end to end):")
     tiny, _ = prepared_for(1, 1)
-    seconds, _ = spark(tiny, "local[2]")
-    print(f"  {seconds:.1f}s")
+    for name, url in engines:
+        seconds, _ = spark(tiny, url)
+        print(f"  {name:<14} {seconds:.1f}s")
 
     print("100,000 partitions (10,000 topics x 10, RF 3), 30 brokers 12/8/6/4, 3 offline, skewed:")
     prepared, prepare_seconds = prepared_for(10_000, 10)
@@ -82,10 +112,11 @@ def main() -> None:
     local_seconds = prepare_seconds + time.perf_counter() - start
     document = json.loads(out.getvalue())
     print(stats_line("kafka-tui in process", local_seconds, document))
-    seconds, text = spark(prepared, "local[2]")
-    same = text.split("\n", 2)[2] == out.getvalue().split("\n", 2)[2]
-    print(stats_line("kafka-tui Spark local[2]", seconds, json.loads(text)))
-    print(f"  Spark document identical to the in-process one (engine line aside): {same}")
+    for name, url in engines:
+        seconds, text = spark(prepared, url)
+        same = text.split("\n", 2)[2] == out.getvalue().split("\n", 2)[2]
+        print(stats_line(f"kafka-tui Spark {name}", seconds, json.loads(text)))
+        print(f"  Spark document identical to the in-process one (engine line aside): {same}")
     brokers = uneven_cluster()
     for seed in range(5):
         figures = kafka(brokers, skewed_load(brokers), 10_000, 10, seed, live_only=False)
@@ -99,8 +130,11 @@ def main() -> None:
         plan_in_process(prepared, out)  # type: ignore[arg-type]
         print(stats_line("kafka-tui in process", prepare_seconds + time.perf_counter() - start,
                          json.loads(out.getvalue())))  # fmt: skip
-        seconds, text = spark(prepared, "local[2]")
-        print(stats_line("kafka-tui Spark local[2]", seconds + prepare_seconds, json.loads(text)))
+        for name, url in engines:
+            seconds, text = spark(prepared, url)
+            print(
+                stats_line(f"kafka-tui Spark {name}", seconds + prepare_seconds, json.loads(text))
+            )
 
 
 if __name__ == "__main__":

@@ -37,6 +37,9 @@ class Profile:
     ignored_properties: tuple[str, ...] = ()
     # Where the audit log goes ($KAFKA_TUI_AUDIT_LOG wins; default: the XDG state folder).
     audit_log: str | None = None
+    # Spark settings for plan jobs (the profile's [spark] table), e.g.
+    # (("spark.executor.memory", "4g"),); --spark-conf KEY=VALUE overrides them.
+    spark: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "placeholders_topic": str,
     "audit_log": str,
     "command_config": str,
+    "spark": dict,
 }
 # The placer's MODES (planning/placement.py), which config does not import (a test pins them).
 UNDER_REPLICATED_MODES = ("disabled", "enabled", "enabled_prefer_observed")
@@ -146,6 +150,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         wrong_bool = isinstance(body.get(key), bool) and expected is int
         if key in body and (wrong_bool or not isinstance(body[key], expected)):
             kind = expected.__name__ if isinstance(expected, type) else "string or list"
+            kind = "table" if expected is dict else kind
             raise ConfigError(f"{at}: '{key}' must be a {kind}")
     servers = body.get("bootstrap_servers")
     if not servers:
@@ -208,10 +213,35 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         placement,
         body.get("placeholders_topic", "__kafka_tui_placeholders"),
         audit_log=str(_expanded(body, "audit_log", at)) if "audit_log" in body else None,
+        spark=_spark_settings(body.get("spark", {}), at),
     )
     if "command_config" in body:
         profile = with_command_config(profile, Path(body["command_config"]), at)
     return profile
+
+
+def _spark_settings(table: dict[str, Any], at: str) -> tuple[tuple[str, str], ...]:
+    """A `[profiles.NAME.spark]` table: Spark settings, every value a string (TOML reads
+    `spark.executor.memory = "4g"` as nested tables: the keys are dotted back)."""
+    flat = _flatten(table)
+    if flat is None:
+        wrong = _first_non_string(table)
+        raise ConfigError(
+            f"{at}: [spark] values must be strings, as Spark reads them: "
+            f'{wrong} (write it in quotes, e.g. spark.executor.cores = "2")'
+        )
+    return tuple(sorted(flat.items()))
+
+
+def _first_non_string(table: dict[str, Any], prefix: str = "") -> str:
+    for key, value in table.items():
+        if isinstance(value, dict):
+            found = _first_non_string(value, f"{prefix}{key}.")
+            if found:
+                return found
+        elif not isinstance(value, str):
+            return f"{prefix}{key} = {value!r}"
+    return ""
 
 
 def with_command_config(profile: Profile, path: Path, at: str = "") -> Profile:

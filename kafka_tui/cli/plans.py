@@ -87,6 +87,15 @@ def _planning_flags(parser: argparse.ArgumentParser) -> None:
         help="local[N], spark://..., yarn, k8s://... or Spark Connect sc://... (default local[*])",
     )
     parser.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for the job (repeatable; over the profile's [spark] table), e.g. "
+        "spark.executor.memory=4g, or spark.pyspark.python=PATH: the executors' Python "
+        "(default: this one)",
+    )
+    parser.add_argument(
         "--group-partitions",
         type=int,
         default=PlanOptions().group_partitions,
@@ -107,7 +116,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     intents: list[Intent] | None = []
     try:
         if plan_parquet.is_parquet(args.plan):
-            intents = await _parquet_intents(args, path, as_json)
+            intents = await _parquet_intents(args, profile, path, as_json)
         else:
             try:
                 text = await asyncio.to_thread(path.read_text, encoding="utf-8")
@@ -175,7 +184,7 @@ async def _plan(
             advance(1)
         text = out.getvalue()
     else:
-        found = await _spark(prepared, args.spark_master, as_json)
+        found = await _spark(prepared, args.spark_master, spark_conf(args, profile), as_json)
         if found is None:
             return None
         text = found
@@ -185,14 +194,16 @@ async def _plan(
 
 
 async def _parquet_intents(
-    args: argparse.Namespace, path: Path, as_json: bool
+    args: argparse.Namespace, profile: Profile, path: Path, as_json: bool
 ) -> list[Intent] | None:
     """A Parquet plan read by Spark whatever `--engine` says: kafka-tui has no Parquet reader of
     its own (no pyarrow), and the engine only decides who places the rows. None on failure."""
     if args.spark_master.startswith("local") and not await asyncio.to_thread(path.exists):
         raise parsing.UsageError(f"plan: cannot read {path}: No such file or directory")
     with stages(as_json) as show:
-        intents, failure = await read_parquet_plan(path, args.spark_master, show)
+        intents, failure = await read_parquet_plan(
+            path, args.spark_master, show, conf=spark_conf(args, profile)
+        )
     if failure is not None:
         print(
             f"plan: Spark could not read {path} ({failure}); its log: {spark_log_path()}",
@@ -201,10 +212,23 @@ async def _parquet_intents(
     return intents
 
 
-async def _spark(prepared: Prepared, master: str, as_json: bool) -> str | None:
+def spark_conf(args: argparse.Namespace, profile: Profile) -> dict[str, str]:
+    """The profile's [spark] settings, then each --spark-conf KEY=VALUE over them."""
+    conf = dict(profile.spark)
+    for item in args.spark_conf:
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip():
+            raise parsing.UsageError(f"--spark-conf: expected KEY=VALUE, got {item!r}")
+        conf[key.strip()] = value
+    return conf
+
+
+async def _spark(
+    prepared: Prepared, master: str, conf: dict[str, str], as_json: bool
+) -> str | None:
     """Run the Spark job; its progress lines drive the bar. None on failure."""
     with stages(as_json) as show:
-        text, failure = await run_spark_job(prepared, master, show)
+        text, failure = await run_spark_job(prepared, master, show, conf=conf)
     if failure is not None:
         print(
             f"plan: the Spark job failed ({failure}); its log: {spark_log_path()}",

@@ -13,6 +13,7 @@ from typing import Any
 from .cluster import ClusterError, DevCluster
 from .jars import KRAFT_VERSION, ZK_VERSION, JarFetchError, ensure_kafka
 from .security import ADMIN, SECURITIES, USERS
+from .spark import SparkClusterError, SparkDevCluster
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,6 +71,90 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     password.add_argument("user", choices=USERS, metavar="USER", help=", ".join(USERS))
     for p in (up, actions.choices["status"], add):
         p.add_argument("--output", choices=["table", "json"], default=argparse.SUPPRESS)
+    _add_spark_parser(actions)
+
+
+def _add_spark_parser(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    spark = actions.add_parser(
+        "spark",
+        help="run a real local Spark standalone cluster (and Spark Connect) from pyspark's jars",
+    )
+    spark.add_argument(
+        "--dir",
+        dest="spark_dir",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="cluster folder (default: $KAFKA_TUI_SPARK_CLUSTER_DIR or "
+        "~/.local/state/kafka-tui/spark-cluster)",
+    )
+    spark_actions = spark.add_subparsers(dest="spark_action", required=True, metavar="ACTION")
+    up = spark_actions.add_parser(
+        "up", help="start a master and workers on 127.0.0.1 (reuses them when already up)"
+    )
+    up.add_argument("--workers", type=int, default=2, metavar="N")
+    up.add_argument(
+        "--connect", action="store_true", help="also start a Spark Connect server (sc://)"
+    )
+    up.add_argument(
+        "--cores",
+        type=int,
+        default=None,
+        metavar="C",
+        help="cores each worker offers "
+        "(default: this machine's, so the Connect server and a spark:// job fit side by side)",
+    )
+    up.add_argument(
+        "--worker-memory",
+        default="2g",
+        metavar="M",
+        help="memory each worker offers "
+        "executors (default 2g; an executor asks spark.executor.memory, 1g by default)",
+    )
+    up.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for start-up")
+    spark_actions.add_parser("down", help="stop the Spark cluster and delete its folder")
+    status = spark_actions.add_parser("status", help="show the master, workers and Connect")
+    for p in (up, status):
+        p.add_argument("--output", choices=["table", "json"], default=argparse.SUPPRESS)
+
+
+def _print_spark_status(status: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        shown = {k: status[k] for k in ("master", "ui", "connect", "workers")}
+        print(json.dumps(shown, indent=2))
+        return
+    print(f"Spark standalone master {status['master']} (web UI {status['ui']})")
+    print(f"Spark Connect: {status['connect'] or '-'}")
+    for w in status["workers"]:
+        print(
+            f"  {w['name']}  {w['url']}  {w['cores']} cores  {w['memory']}  {w['state']}"
+            f"  (UI {w['ui']})"
+        )
+    print(f"executors' Python: {status['python']}  folder: {status['dir']}")
+
+
+def _run_spark(args: argparse.Namespace, as_json: bool) -> int:
+    cluster = SparkDevCluster(args.spark_dir)
+    try:
+        match args.spark_action:
+            case "up":
+                cluster.up(
+                    args.workers,
+                    connect=args.connect,
+                    cores=args.cores,
+                    worker_memory=args.worker_memory,
+                    timeout=args.timeout,
+                )
+                _print_spark_status(cluster.status(), as_json)
+            case "status":
+                _print_spark_status(cluster.status(), as_json)
+            case "down":
+                done = cluster.down()
+                print("stopped and removed" if done else f"no Spark cluster in {cluster.root}")
+    except SparkClusterError as exc:
+        print(f"kafka-tui dev-cluster spark: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _print_status(status: dict[str, Any], as_json: bool) -> None:
@@ -137,8 +222,10 @@ def _password_command(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace, output: str) -> int:
-    cluster = DevCluster(args.dir)
     as_json = (getattr(args, "output", None) or output) == "json"
+    if args.dev_action == "spark":
+        return _run_spark(args, as_json)
+    cluster = DevCluster(args.dir)
     try:
         match args.dev_action:
             case "up":

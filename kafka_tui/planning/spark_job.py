@@ -4,20 +4,22 @@
 
 IN is a prepared plan (`plan_io.prepared_to_json`); OUT receives the same document the
 in-process planner writes, byte for byte apart from the "engine" line: each group runs
-`plan.run_group` in a Python UDF over a DataFrame (one row per group; the DataFrame API, so
-Spark Connect `sc://` works too), the rows come back to the driver one group at a time in
-group order (`toLocalIterator`, never a collect), and `plan.write_document` writes them.
+`plan.run_group` in a Python UDF over a DataFrame (one row per group, one group per task; the
+DataFrame API, so Spark Connect `sc://` works too), the rows come back to the driver one group
+at a time in group order (`toLocalIterator`, never a collect), and `plan.write_document`
+writes them. `--conf KEY=VALUE` (repeatable) passes Spark settings to the session; the
+executors' Python is chosen as `executor_python` says.
 
 Progress: one JSON line per step on stdout, `{"stage", "done", "total"}`; Spark's own output
 (log4j, the JVM) goes to stderr, which the caller points at a log file. SIGTERM and SIGINT
 stop the Spark session and exit 130 without writing OUT.
 
-Parquet: Spark reads it in the JVM, so kafka-tui needs no pyarrow either; the rows come back in
-the file's order (part files by name, then row index: Spark's scan order is by split size) and
-the caller checks them with the CSV's rules.
+Parquet: Spark reads it in the JVM (pyarrow comes only with the `spark` extra, for the Spark
+Connect client); the rows come back in the file's order (part files by name, then row index:
+Spark's scan order is by split size) and the caller checks them with the CSV's rules.
 
-Arrow-based `mapInArrow` / `mapInPandas` need pyarrow (and pandas), which kafka-tui does not
-install; a plain Python UDF needs neither and keeps to the DataFrame API.
+The UDF is a plain Python UDF, not Arrow's `mapInArrow` / `mapInPandas`: a group is one row of
+JSON in and out, so Arrow batches would carry a few rows each (not measured: the plain UDF stays).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from kafka_tui.planning import plan_io
 from kafka_tui.planning.plan import Tally, run_group, write_document
 
 CANCELLED = 130
+APP_NAME = "kafka-tui plan"
 
 
 class Cancelled(Exception):
@@ -73,32 +76,93 @@ def _package_zip(folder: Path) -> Path:
     return target
 
 
-def _session(master: str, groups: int, folder: Path) -> Any:
+# What Spark reads to pick the executors' Python (pyspark 4.3; `executor_python` says where):
+# the job sets it, so workers never run whatever `python3` is first on their PATH.
+SQL_PYTHON = "spark.sql.execution.pyspark.python"
+PYSPARK_PYTHON = "spark.pyspark.python"
+
+
+def executor_python(conf: dict[str, str], environ: dict[str, str] | None = None) -> str:
+    """The Python the executors start for the plan's UDF.
+
+    PySpark (classic) bakes `sc.pythonExec` into every Python UDF, and that is
+    `$PYSPARK_PYTHON` else "python3", read when the SparkContext starts
+    (pyspark/core/context.py); the JVM's UDF runners use `spark.sql.execution.pyspark.python`
+    instead when it is set (BasePythonUDFRunner, SQLConf.PYSPARK_WORKER_PYTHON_EXECUTABLE).
+    `spark.pyspark.python` is read only by spark-submit when it starts a .py application
+    (deploy/PythonRunner), which turns it into $PYSPARK_PYTHON: this job, started as
+    `python -m`, does the same. Default: this Python (the driver's venv), which is right on
+    local masters and on workers of the same machine; a cluster elsewhere names its own.
+    """
+    environ = dict(os.environ) if environ is None else environ
+    return (
+        conf.get(SQL_PYTHON)
+        or conf.get(PYSPARK_PYTHON)
+        or environ.get("PYSPARK_PYTHON")
+        or sys.executable
+    )
+
+
+def _session(master: str, folder: Path, conf: dict[str, str]) -> Any:
+    """A session with the job's defaults, then the user's settings (`conf`) over them."""
     from pyspark.sql import SparkSession
 
+    defaults = {
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.execution.pythonUDF.arrow.enabled": "false",
+    }
     if master.startswith("sc://"):
-        spark = SparkSession.builder.remote(master).getOrCreate()
+        # Connect: only session (SQL) settings can change here (the client drops the others
+        # silently); the rest is the server's. Its Python workers run the server's own
+        # $PYSPARK_PYTHON, else $PYSPARK_DRIVER_PYTHON, else "python3"
+        # (SparkConnectPlanner.pythonExec), unless the session sets SQL_PYTHON.
+        builder = SparkSession.builder.remote(master)
+        named = conf.get(SQL_PYTHON) or conf.get(PYSPARK_PYTHON)
+        for key, value in {**defaults, **conf}.items():
+            if key != PYSPARK_PYTHON and not key.startswith("spark.ui."):
+                builder = builder.config(key, value)
+        if named:
+            builder = builder.config(SQL_PYTHON, named)
+        spark = builder.getOrCreate()
         spark.addArtifacts(str(_package_zip(folder)), pyfile=True)
         return spark
-    if master.startswith("local"):
-        # PySpark starts its Python workers with $PYSPARK_PYTHON, else "python3" (the
-        # spark.pyspark.python setting below serves spark-submit only): without this, a local
-        # run from any folder but the repository's root found no kafka_tui in its workers.
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    spark = (
-        SparkSession.builder.master(master)
-        .appName("kafka-tui plan")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.execution.pythonUDF.arrow.enabled", "false")
-        .config("spark.sql.shuffle.partitions", str(max(1, min(groups, 200))))
-        .config("spark.pyspark.python", sys.executable)
-        .getOrCreate()
-    )
+    python = executor_python(conf)
+    os.environ["PYSPARK_PYTHON"] = python
+    builder = SparkSession.builder.master(master).appName(APP_NAME)
+    for key, value in {"spark.ui.enabled": "false", **defaults, **conf}.items():
+        builder = builder.config(key, value)
+    spark = builder.config(PYSPARK_PYTHON, python).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if not master.startswith("local"):
         spark.sparkContext.addPyFile(str(_package_zip(folder)))
     return spark
+
+
+def explain_failure(exc: BaseException, master: str, conf: dict[str, str]) -> str:
+    """The first line of Spark's error, or a sentence saying the executors' Python could not
+    run the job, naming that Python and the setting that changes it."""
+    text = str(exc)
+    first = text.strip().split("\n", 1)[0]
+    where = "the Connect server's" if master.startswith("sc://") else "the executors'"
+    python = conf.get(SQL_PYTHON) or conf.get(PYSPARK_PYTHON)
+    if not master.startswith("sc://"):
+        python = executor_python(conf)
+    named = f" ({python})" if python else ""
+    fix = (
+        f"set --spark-conf {PYSPARK_PYTHON}=PATH to a Python {sys.version_info[0]}."
+        f"{sys.version_info[1]} that the executors have"
+    )
+    for clue in ("No module named", "ModuleNotFoundError", "ImportError"):
+        if clue in text:
+            missing = text[text.index(clue) :].split("\n", 1)[0].strip().rstrip(")")
+            return f"{where} Python{named} cannot import the plan job ({missing}); {fix}"
+    if "Cannot run program" in text or "error=2, No such file" in text:
+        return f"{where} Python{named} cannot be started; {fix}"
+    if "Python in worker has different version" in text:
+        return f"{where} Python{named} is another version than the driver's; {fix}"
+    if "Python worker exited unexpectedly" in text or "Python worker failed to connect" in text:
+        return f"{where} Python{named} exited before running the plan job; {fix} ({first})"
+    return first
 
 
 def _watch_tasks(spark: Any, total: int, stream: TextIO, stop: threading.Event) -> None:
@@ -111,19 +175,25 @@ def _watch_tasks(spark: Any, total: int, stream: TextIO, stop: threading.Event) 
             info = tracker.getStageInfo(stage_id)
             if info is not None and info.numTasks == total:
                 done = max(done, info.numCompletedTasks)
-        if done != last and done:
+        if done > last and done:  # the next stage of the same job starts again at 0
             _progress(stream, "place", done, total)
             last = done
 
 
-def run(input_path: Path, output_path: Path, master: str, progress: TextIO) -> None:
+def run(
+    input_path: Path,
+    output_path: Path,
+    master: str,
+    progress: TextIO,
+    conf: dict[str, str] | None = None,
+) -> None:
     prepared_json = json.loads(input_path.read_text())
     prepared = plan_io.prepared_from_json(prepared_json)
     total = len(prepared.groups)
     common = {k: v for k, v in prepared_json.items() if k != "groups"}
     _progress(progress, "session", 0, 1)
     with tempfile.TemporaryDirectory(prefix="kafka-tui-spark-") as folder:
-        spark = _session(master, total, Path(folder))
+        spark = _session(master, Path(folder), conf or {})
         try:
             _progress(progress, "session", 1, 1)
             from pyspark.sql import functions as F
@@ -138,9 +208,14 @@ def run(input_path: Path, output_path: Path, master: str, progress: TextIO) -> N
                 [StructField("text", StringType()), StructField("tally", StringType())]
             )
             placed = F.udf(place_group, schema)
+            # One group per task: range partitioning by the group's index gives each of the
+            # `total` partitions exactly one group (its sample is every row, as there are as
+            # many rows as partitions), where a hash repartition left slots idle (13 groups
+            # on 13 partitions kept 8 busy). Range partitions are in index order, so sorting
+            # within them orders the whole frame without another shuffle.
             frame = (
                 spark.createDataFrame(rows, "index long, payload string")
-                .repartition(max(1, min(total, 200)), "index")
+                .repartitionByRange(total, "index")
                 .select("index", placed("payload").alias("r"))
                 .select("index", "r.text", "r.tally")
                 .persist()
@@ -150,9 +225,7 @@ def run(input_path: Path, output_path: Path, master: str, progress: TextIO) -> N
             stop = threading.Event()
             if not master.startswith("sc://"):
                 watcher = threading.Thread(
-                    target=_watch_tasks,
-                    args=(spark, max(1, min(total, 200)), progress, stop),
-                    daemon=True,
+                    target=_watch_tasks, args=(spark, total, progress, stop), daemon=True
                 )
                 watcher.start()
             try:
@@ -205,10 +278,16 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def run_read(plan: str, output_path: Path, master: str, progress: TextIO) -> None:
+def run_read(
+    plan: str,
+    output_path: Path,
+    master: str,
+    progress: TextIO,
+    conf: dict[str, str] | None = None,
+) -> None:
     _progress(progress, "session", 0, 1)
     with tempfile.TemporaryDirectory(prefix="kafka-tui-spark-") as folder:
-        spark = _session(master, 1, Path(folder))
+        spark = _session(master, Path(folder), conf or {})
         try:
             _progress(progress, "session", 1, 1)
             partial = output_path.with_name(output_path.name + ".partial")
@@ -221,7 +300,8 @@ def run_read(plan: str, output_path: Path, master: str, progress: TextIO) -> Non
 
 
 def _in_order(frame: Any, progress: TextIO, total: int) -> Iterator[tuple[str, Tally]]:
-    for done, row in enumerate(frame.orderBy("index").toLocalIterator(), start=1):
+    ordered = frame.sortWithinPartitions("index").toLocalIterator()
+    for done, row in enumerate(ordered, start=1):
         yield row["text"], Tally.from_json(json.loads(row["tally"]))
         _progress(progress, "write", done, total)
 
@@ -251,7 +331,11 @@ def main(argv: list[str] | None = None) -> int:
     what.add_argument("--read-parquet", metavar="PLAN", help="a Parquet plan file to read")
     parser.add_argument("--output", type=Path, required=True)
     parser.add_argument("--master", default="local[*]")
+    parser.add_argument(
+        "--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting"
+    )
     args = parser.parse_args(argv)
+    conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
     # Progress keeps the real stdout; anything else that writes to fd 1 (the JVM inherits it)
     # lands on stderr with Spark's logging.
     progress = os.fdopen(os.dup(1), "w")
@@ -261,9 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, _cancel)
     try:
         if args.read_parquet:
-            run_read(args.read_parquet, args.output, args.master, progress)
+            run_read(args.read_parquet, args.output, args.master, progress, conf)
         else:
-            run(args.input, args.output, args.master, progress)
+            run(args.input, args.output, args.master, progress, conf)
     except (Cancelled, KeyboardInterrupt) as exc:
         _end_children()
         _progress(progress, "cancelled", 0, 1)
@@ -271,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         return CANCELLED
     except Exception as exc:
         # Spark's own errors carry the JVM's stack after their first line: that goes to the log
-        message = str(exc).strip().split("\n", 1)[0]
+        message = explain_failure(exc, args.master, conf)
         progress.write(json.dumps({"stage": "error", "message": message}) + "\n")
         progress.flush()
         raise

@@ -1,7 +1,8 @@
 """The Spark planning job as a subprocess: the one runner `plan preview --engine spark` and
 the TUI's plan screen share, also the reader of Parquet plan files (`read_parquet_plan`). Its
 JSON progress lines go to `show`; cancelling the caller ends the job (SIGTERM — it stops its
-Spark session and exits 130 — then SIGKILL if slow)."""
+Spark session and exits 130 — then SIGKILL if slow). `conf` is Spark settings (a profile's
+`[spark]` table, `--spark-conf KEY=VALUE`) for the job's session."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..paths import user_path
@@ -31,6 +32,7 @@ async def run_spark_job(
     master: str,
     show: Show,
     started: Callable[[asyncio.subprocess.Process], None] = lambda _: None,
+    conf: Mapping[str, str] | None = None,
 ) -> tuple[str | None, str | None]:
     """(the plan document's text, None), or (None, why the job failed). Spark's own output
     goes to `spark_log_path()`; files are written and read off the event loop."""
@@ -39,7 +41,8 @@ async def run_spark_job(
         job_input = folder / "input.json"
         payload = json.dumps(plan_io.prepared_to_json(prepared))
         await asyncio.to_thread(job_input.write_text, payload)
-        return await _run_job(["--input", str(job_input)], folder, master, show, started)
+        job = ["--input", str(job_input), *_conf_args(conf)]
+        return await _run_job(job, folder, master, show, started)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -49,18 +52,23 @@ async def read_parquet_plan(
     master: str,
     show: Show,
     started: Callable[[asyncio.subprocess.Process], None] = lambda _: None,
+    conf: Mapping[str, str] | None = None,
 ) -> tuple[list[Intent] | None, str | None]:
     """A Parquet plan file's intents, read by Spark (kafka-tui has no Parquet reader of its
     own); (None, why) if the job failed. A bad row raises plan_io.PlanFileErrors."""
     folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
     try:
-        job = ["--read-parquet", str(path)]
+        job = ["--read-parquet", str(path), *_conf_args(conf)]
         text, failure = await _run_job(job, folder, master, show, started)
         if text is None:
             return None, failure
         return await asyncio.to_thread(plan_parquet.parse_rows, str(path), text), None
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _conf_args(conf: Mapping[str, str] | None) -> list[str]:
+    return [arg for key, value in (conf or {}).items() for arg in ("--conf", f"{key}={value}")]
 
 
 async def _run_job(

@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Select, Static
 
-from ...admin import AdminError, KafkaAdmin, TopicResult
+from ...admin import AdminError, TopicResult
 from ...config import Profile
 from ...fields import FieldError
 from ...planning import plan_io, plan_parquet
@@ -39,6 +39,7 @@ from ...planning.plan import (
 from ...services.placing import PlacementOptions
 from ...services.plan_apply import apply_document, broker_differences
 from ...services.plans import cluster_view, findings, topics_named
+from ...services.ports import AdminPort
 from ...services.snapshot import take_snapshot
 from ...services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
 from ..widgets.broker_chart import BrokerBars, BrokerChart
@@ -111,31 +112,11 @@ class PlanScreen(KafkaScreen):
             tooltip="Stop the running plan or apply, or go back",
         ),
     ]
-    DEFAULT_CSS = """
-    PlanScreen #plan-header { height: auto; padding: 0 1; background: $panel; }
-    PlanScreen #plan-inputs { height: auto; }
-    PlanScreen #plan-inputs #plan-path, PlanScreen #plan-inputs #grow-to { width: 2fr; }
-    PlanScreen #plan-inputs Select { width: 22; }
-    PlanScreen #plan-inputs #spark-master { width: 1fr; }
-    PlanScreen #plan-kip409 { height: auto; }
-    PlanScreen #plan-kip409 Select { width: 36; }
-    PlanScreen #plan-kip409 Input { width: 1fr; }
-    PlanScreen #plan-stage { height: auto; padding: 0 1; color: $text-muted; }
-    PlanScreen #plan-progress { height: auto; padding: 0 1; }
-    PlanScreen #plan-summary { height: auto; padding: 0 1; text-style: bold; }
-    PlanScreen #plan-stats { height: auto; padding: 0 1; color: $text-muted; }
-    PlanScreen #plan-warnings { height: auto; max-height: 6; padding: 0 1; color: $warning; }
-    PlanScreen #plan-body { height: 1fr; }
-    PlanScreen #plan-topics { width: 1fr; height: 1fr; }
-    PlanScreen #plan-drill { width: 1fr; height: 1fr; }
-    PlanScreen #plan-topic-detail { height: auto; padding: 0 1; }
-    PlanScreen #plan-assignment { height: 1fr; max-height: 100%; }
-    """
 
     def __init__(
         self,
         profile: Profile,
-        admin: KafkaAdmin,
+        admin: AdminPort,
         topics: Sequence[str] = (),
         *,
         path: str = "",
@@ -280,7 +261,7 @@ class PlanScreen(KafkaScreen):
         self._stage(f"Reading {path} with Spark ({master})…")
         try:
             intents, failure = await read_parquet_plan(
-                path, master, self._spark_shown, self._spark_started
+                path, master, self._spark_shown, self._spark_started, dict(self.profile.spark)
             )
         except plan_io.PlanFileErrors as exc:
             self.intents = None
@@ -318,7 +299,7 @@ class PlanScreen(KafkaScreen):
             snapshot = await take_snapshot(
                 self.admin,
                 zookeeper=self.profile.zookeeper_connect,
-                store=placeholder_store(self.profile),
+                store=placeholder_store(self, self.profile),
             )
             view = await cluster_view(self.admin, snapshot, [i.topic for i in self.intents])
         except AdminError as exc:
@@ -382,7 +363,7 @@ class PlanScreen(KafkaScreen):
         """The Spark job as `plan preview --engine spark` runs it; None when it failed."""
         self._stage(f"Starting Spark ({master})… esc cancels. Its log: {spark_log_path()}")
         text, failure = await run_spark_job(
-            prepared, master, self._spark_shown, self._spark_started
+            prepared, master, self._spark_shown, self._spark_started, dict(self.profile.spark)
         )
         if failure is not None:
             self.notify(
@@ -478,7 +459,7 @@ class PlanScreen(KafkaScreen):
         if not document["stats"]["sanity"]["ok"]:
             self.notify("The plan failed its own sanity check.", severity="error")
             return
-        store = placeholder_store(self.profile)
+        store = placeholder_store(self, self.profile)
         zookeeper = self.profile.zookeeper_connect
         self.stop_apply.clear()
         try:
