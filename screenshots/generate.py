@@ -54,7 +54,8 @@ async def filtered(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
 
 
 async def create(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
-    await pilot.press("c", *"shipments", "tab", "tab", "tab", *"1:2,2:3,3:1,1:3")
+    # With broker 3 stopped the disabled mode takes live brokers only, also when typed.
+    await pilot.press("c", *"shipments", "tab", "tab", "tab", *"1:2,2:1,1:2,2:1")
     await pilot.press("tab", *"min.insync.replicas=2")
     await settle(app, pilot)
 
@@ -83,7 +84,32 @@ async def brokers(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
 
 
 async def increase(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
-    await pilot.press("slash", *"orders", "enter", "p", *"8", "tab", *"1:2:3,2:3:1")
+    # Typed replicas on the stopped broker 3, accepted in the enabled mode (under-replicated).
+    await pilot.press("slash", *"orders", "enter", "p")
+    screen = app.screen
+    assert isinstance(screen, FormScreen)
+    await asyncio.wait_for(screen.snapshot_ready.wait(), 60)
+    await pilot.press(*"8", "tab", *"1:2:3,2:1:3", "tab", "enter", "down", "enter")
+    await settle(app, pilot)
+
+
+async def plan(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    rows = [f"events-{n:02d},6,2,," for n in range(20)] + ["clickstream,16,,,"]
+    path = Path(tempfile.gettempdir()) / "kafka-tui-screenshot-plan.csv"
+    header = "topic,partitions,replication_factor,min_required_replication_factor,configs"
+    path.write_text("\n".join([header, *rows]) + "\n")
+    await pilot.press("P", *str(path), "ctrl+r")
+    await settle(app, pilot)
+    await settle(app, pilot)
+
+
+async def reassign(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # Every replica of clickstream moved off the stopped broker 3: the preview of the moves.
+    await pilot.press("slash", *"clickstream", "enter", "enter")
+    await settle(app, pilot)
+    await pilot.press("m")
+    await settle(app, pilot)
+    await pilot.press(*"3")
     await settle(app, pilot)
 
 
@@ -115,6 +141,8 @@ SHOTS: list[tuple[str, Step, bool]] = [
     ("read-only-profile", read_only, True),
     ("create-topic-under-replicated", create_under_replicated, False),
     ("brokers", brokers, False),
+    ("plan", plan, False),
+    ("reassign", reassign, False),
 ]
 
 
