@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
 import io
 import json
 import shlex
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -168,11 +170,17 @@ async def _plan(
     snapshot: Snapshot,
     intents: list[Intent],
     as_json: bool,
+    options: PlanOptions | None = None,
 ) -> dict[str, Any] | None:
-    kip409 = placement_options(args, profile)
-    options = PlanOptions(kip409.mode, kip409.min_required, max(1, args.group_partitions))
+    """Place `intents` with `options` (default: the command's flags) and write the document."""
+    if options is None:
+        kip409 = placement_options(args, profile)
+        options = PlanOptions(kip409.mode, kip409.min_required, max(1, args.group_partitions))
     view = await cluster_view(admin, snapshot, [i.topic for i in intents])
-    prepared = prepare(view, intents, options)
+    taken = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    prepared = replace(
+        prepare(view, intents, options), cluster_id=admin.cluster_id, snapshot_time=taken
+    )
     size = sum(r.request.partitions for g in prepared.groups for r in g.rows if r.error is None)
     engine = args.engine
     if engine == "auto":
@@ -249,6 +257,22 @@ def _confirm(document: dict[str, Any]) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
+def _print_changes(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """On stderr: what the new plan changes against the one previewed."""
+    was = {t["topic"]: (t["assignment"], t["error"]) for t in before["topics"]}
+    changed = [
+        t["topic"] for t in after["topics"] if was.get(t["topic"]) != (t["assignment"], t["error"])
+    ]
+    refused = sum(1 for t in after["topics"] if t["error"])
+    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    print(
+        f"plan apply: planned again with the saved options: {len(changed)} of "
+        f"{len(after['topics'])} topic(s) placed differently{': ' + shown if changed else ''}; "
+        f"{refused} refused now.",
+        file=sys.stderr,
+    )
+
+
 def _intents_of(document: dict[str, Any]) -> list[Intent]:
     return [
         Intent(
@@ -272,6 +296,14 @@ async def _apply(
     document: dict[str, Any],
     as_json: bool,
 ) -> int:
+    made_for = (document.get("cluster") or {}).get("id")
+    if made_for and admin.cluster_id and made_for != admin.cluster_id:
+        print(
+            f"plan apply: refused (CLUSTER_MISMATCH): the plan was made for cluster {made_for}; "
+            f"this is cluster {admin.cluster_id}. Preview the rows on this cluster instead.",
+            file=sys.stderr,
+        )
+        return 1
     differences = broker_differences(document, snapshot)
     if differences and not args.replan:
         print("plan apply: refused, the brokers changed since the preview:", file=sys.stderr)
@@ -280,9 +312,20 @@ async def _apply(
         print("Preview again, or pass --replan to plan the same rows now.", file=sys.stderr)
         return 1
     if differences:
-        replanned = await _plan(args, profile, admin, snapshot, _intents_of(document), as_json)
+        # The same rows with the options the plan was made with, not this command's flags;
+        # what changed is shown, and applying it needs a yes again (or --yes).
+        saved = document.get("options") or {}
+        options = PlanOptions(
+            saved.get("mode", "disabled"),
+            saved.get("min_required_replication_factor"),
+            saved.get("group_partitions", PlanOptions().group_partitions),
+        )
+        replanned = await _plan(
+            args, profile, admin, snapshot, _intents_of(document), as_json, options
+        )
         if replanned is None:
             return 1
+        _print_changes(document, replanned)
         document = replanned
     if not document["stats"]["sanity"]["ok"]:
         raise parsing.UsageError("plan apply: the plan failed its own sanity check; not applied")

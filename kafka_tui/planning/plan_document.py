@@ -128,6 +128,8 @@ def write_document(
     options = prepared.options
     out.write("{\n")
     out.write(f'"engine": {json.dumps(engine)},\n')
+    cluster = {"id": prepared.cluster_id, "snapshot_time": prepared.snapshot_time}
+    out.write(f'"cluster": {_compact(cluster)},\n')
     head = {
         "mode": options.mode,
         "min_required_replication_factor": options.min_required,

@@ -609,6 +609,7 @@ def prepared_to_json(prepared: Prepared) -> dict[str, Any]:
         "before": _load_json(prepared.before),
         "warnings": list(prepared.warnings),
         "skipped": prepared.skipped,
+        "cluster": [prepared.cluster_id, prepared.snapshot_time],
         "options": [
             prepared.options.mode,
             prepared.options.min_required,
@@ -630,6 +631,7 @@ def prepared_from_json(data: dict[str, Any]) -> Prepared:
         tuple(data["warnings"]),
         PlanOptions(mode, minimum, size),
         data["skipped"],
+        *data.get("cluster", [None, None]),
     )
 
 
@@ -704,9 +706,11 @@ _SAVED_TOPIC = {
     "configs": _MapOf(str),
     "min_required_replication_factor?": (int, type(None)),
     "placeholder_racks?": [[(str, type(None))]],
+    "remedies?": [{"settings": [[str]], "purpose": str}],
 }
 _SAVED_PLAN = {
     "engine": str,
+    "cluster?": {"id": (str, type(None)), "snapshot_time": (str, type(None))},
     "topics": [_SAVED_TOPIC],
     "brokers": [
         {

@@ -85,3 +85,7 @@ class Prepared:
     warnings: tuple[str, ...]
     options: PlanOptions
     skipped: int = 0  # rows with nothing to do (a grow to the current count)
+    # The cluster the plan is made for, and when its snapshot was read (ISO 8601, UTC): a
+    # saved plan is applied only to that cluster.
+    cluster_id: str | None = None
+    snapshot_time: str | None = None

@@ -254,3 +254,59 @@ def test_export_writes_a_plan_that_replays(
     code, document = cli(capsys, kraft_cluster, "plan", "preview", str(plan))
     assert code == 0 and document["topics"] == []
     assert document["stats"]["unchanged_topics"] == 1
+
+
+def test_a_saved_plan_is_applied_only_to_its_cluster_and_replanned_with_its_options(
+    kraft_cluster: Cluster,
+    zk_cluster: Cluster,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    prefix = stem()
+    plan = write_csv(tmp_path / "plan.csv", [f"{prefix}-rf3,2,3,,"])
+    saved = tmp_path / "saved.json"
+    code, document = cli(
+        capsys,
+        kraft_cluster,
+        "plan",
+        "preview",
+        str(plan),
+        "--save",
+        str(saved),
+        "--under-replicated",
+        "enabled",
+    )
+    assert code == 0, document
+    made_for = document["cluster"]["id"]
+    assert made_for and document["cluster"]["snapshot_time"]
+    assert document["options"]["mode"] == "enabled"
+
+    # Another cluster whose broker ids match: refused, naming both clusters.
+    code, err = cli(capsys, zk_cluster, "plan", "apply", str(saved), "--yes")
+    assert code == 1 and "CLUSTER_MISMATCH" in err and made_for in err, err
+
+    # The brokers changed: --replan plans the rows again with the options the plan was made
+    # with (enabled), not this command's (disabled by default), and says what changed.
+    kraft_cluster.dev.stop_broker(3)
+    try:
+        code = main(
+            [
+                "--bootstrap-server",
+                kraft_cluster.bootstrap_servers,
+                "--output",
+                "json",
+                "plan",
+                "apply",
+                str(saved),
+                "--yes",
+                "--replan",
+            ]
+        )
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert "planned again with the saved options" in err
+        [result] = json.loads(out)
+        assert result["ok"] and result["warning"] == "CREATED_UNDER_REPLICATED", result
+    finally:
+        kraft_cluster.restore()
+    assert cli(capsys, kraft_cluster, "topics", "delete", f"{prefix}-rf3", "--yes")[0] == 0
