@@ -59,7 +59,7 @@ class PlacementOptions:
             raise FieldError(
                 Field.PLACEMENT,
                 "broker leaves placement to Kafka, which knows nothing of KIP-409: it works "
-                f"only with the disabled mode (got {chosen})",
+                "only with mode disabled",
                 conflict=(Field.UNDER_REPLICATED_MODE, chosen),
             )
         return cls(chosen, min_required, where)  # type: ignore[arg-type]

@@ -41,9 +41,8 @@ def remedy_words(remedies: Iterable[Remedy]) -> str:
 
 
 def field_error_words(error: FieldError) -> str:
+    """The error as shown next to its field (the field it conflicts with is on the form)."""
     text = error.message
-    if error.conflict is not None and error.conflict[0] in FORM_FIELDS:
-        text += f" (with {FORM_FIELDS[error.conflict[0]][1]} {error.conflict[1]})"
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 

@@ -51,9 +51,13 @@ async def test_topics_table_filters_as_you_type_and_by_health(
         table = app.screen.query_one(TopicTable)
         await pilot.press("end", "up", "up")
         selected, scroll = table.current, table.scroll_offset.y
+        assert selected is not None
         await pilot.press("r")
         await settle(app, pilot)
-        assert table.current == selected and table.scroll_offset.y == scroll
+        # The same topic (its health may have changed meanwhile: Kafka moves leaders back to
+        # their preferred replicas on its own) at the same place.
+        assert table.current is not None and table.current.name == selected.name
+        assert table.scroll_offset.y == scroll
 
 
 async def test_create_a_topic(
