@@ -24,6 +24,7 @@ from ..services.filling import (
 )
 from ..services.snapshot import take_snapshot, zookeeper_extras
 from . import output
+from .leaders import offer_election
 from .topics import zookeeper_of
 
 
@@ -47,6 +48,11 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--watch", action="store_true", help="keep filling as brokers join, until interrupted"
     )
     fill.add_argument("--timeout-ms", type=int, default=FILL_TIMEOUT_MS, help="wait for the copies")
+    fill.add_argument(
+        "--elect-leaders",
+        action="store_true",
+        help="then elect the preferred leaders of the topics filled (KIP-460)",
+    )
     fill.add_argument(
         "--interval",
         type=float,
@@ -180,6 +186,7 @@ async def _fill(
     if args.watch:
         return await _watch(args, profile, store, zookeeper, as_json)
     results = await fill_placeholders(admin, store, zookeeper=zookeeper, timeout_ms=args.timeout_ms)
+    await offer_election(admin, [r.topic for r in results if r.ok], args.elect_leaders)
     if as_json:
         output.emit_json([r.to_json() for r in results])
     else:

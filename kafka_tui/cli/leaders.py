@@ -160,3 +160,32 @@ def _print_summary(before: Mapping[int, int], after: Mapping[int, int]) -> None:
         return
     counts = ", ".join(f"{b}: {before.get(b, 0)} -> {after.get(b, 0)}" for b in brokers)
     print(f"Leaders per broker (before -> after): {counts}", file=sys.stderr)
+
+
+async def offer_election(admin: KafkaAdmin, topics: Sequence[str], elect: bool) -> None:
+    """After replicas moved (a fill, a reassignment): filled replicas and a returning broker
+    are followers, so leadership stays skewed. With `elect`, a preferred election of
+    `topics`; otherwise a line saying how many partitions it would move, and how. On stderr,
+    so a command's own output keeps its shape."""
+    if not topics:
+        return
+    preview = await preview_election(
+        admin, ElectionType.PREFERRED, TopicSelection(sorted(set(topics)))
+    )
+    if not preview.changes:
+        return
+    if not elect:
+        print(
+            f"{len(preview.changes)} partition(s) of these topics are not led by their "
+            "preferred replica; pass --elect-leaders, or run `kafka-tui leaders elect "
+            f"{' '.join(preview.topics)}`.",
+            file=sys.stderr,
+        )
+        return
+    outcome = await run_election(admin, preview)
+    elected, _, failed = outcome.counts()
+    print(
+        f"Preferred leaders: {elected} partition(s) got theirs back, {failed} failed.",
+        file=sys.stderr,
+    )
+    _print_summary(outcome.leaders_before, outcome.leaders_after)

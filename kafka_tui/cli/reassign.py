@@ -19,6 +19,7 @@ from ..services.placing import PlacementOptions
 from ..services.reassign import Outcome, Progress, RunOptions
 from ..services.snapshot import Snapshot, min_insync_replicas, take_snapshot
 from . import output
+from .leaders import offer_election
 from .reassign_flags import add_parsers as add_parsers  # the CLI registers the command here
 from .words import with_remedies
 
@@ -202,6 +203,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     else:
         with _progress_bar(not as_json) as progress:
             settled = await service.wait_reassignments(admin, topics, args.wait_timeout, progress)
+        await offer_election(admin, [r.topic for r in settled.results if r.ok], args.elect_leaders)
     if not settled.results:
         what = f" for {', '.join(args.topics)}" if args.topics else ""
         print(f"No reassignment in progress{what}.", file=sys.stderr)

@@ -20,6 +20,11 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     wait = actions.add_parser("wait", help="wait for reassignments; then remove their throttles")
     wait.add_argument("topics", nargs="*", metavar="TOPIC", help="default: every topic")
     wait.add_argument("--wait-timeout", type=float, default=3600, metavar="SECONDS")
+    wait.add_argument(
+        "--elect-leaders",
+        action="store_true",
+        help="then elect the preferred leaders of the topics moved (KIP-460)",
+    )
 
 
 def add_run_flags(parser: argparse.ArgumentParser) -> None:

@@ -150,6 +150,13 @@ def placement_options(args: argparse.Namespace, profile: Profile) -> PlacementOp
         raise parsing.UsageError(field_error_text(exc)) from None
 
 
+def _excluded(args: argparse.Namespace, profile: Profile, topic: TopicDescription) -> bool:
+    """--exclude-internal: Kafka's internal topics, and kafka-tui's own record topic."""
+    return bool(args.exclude_internal) and (
+        topic.internal or topic.name == profile.placeholders_topic
+    )
+
+
 def zookeeper_of(args: argparse.Namespace, profile: Profile) -> str | None:
     return getattr(args, "zookeeper", None) or profile.zookeeper_connect
 
@@ -231,7 +238,8 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         case "list":
             topics = await admin.list_topics()
             output.topic_list(
-                [t for t in topics if not (args.exclude_internal and t.internal)], as_json
+                [t for t in topics if not _excluded(args, profile, t)],
+                as_json,
             )
             return 0
         case "describe":
@@ -291,7 +299,7 @@ async def _describe(
     batches = admin.describe_topics_in_batches(names, configs=configs, config_keys=keys)
     async for found, errors in batches if names != [] else _no_batches():
         failures += _report_errors(errors)
-        topics = [t for t in found if not (args.exclude_internal and t.internal)]
+        topics = [t for t in found if not _excluded(args, profile, t)]
         if args.topics_with_overrides:
             topics = [t for t in topics if any(c.is_override for c in t.configs.values())]
         elif _partition_filters(args):

@@ -357,3 +357,37 @@ def test_a_grow_fills_its_new_placeholders_at_once_when_a_broker_can_take_them(
         cli(capsys, cluster, "topics", "delete", topic, "--yes")
         cluster.dev.remove_broker(added.id)
         cli(capsys, cluster, "brokers", "forget", str(added.id), "--yes")
+
+
+def test_a_fill_elects_the_preferred_leaders_it_skewed_when_asked(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A partition whose leader is not its first replica (reordered by a reassignment, which
+    keeps the leader) and a placeholder: `placeholders fill --elect-leaders` fills it, then
+    gives the partition back to its preferred leader; without the flag it says how."""
+    cluster.restore()
+    topic = name("fill-elect")
+    code, results = cli(
+        capsys,
+        cluster,
+        "topics",
+        "create",
+        topic,
+        "--replica-assignment",
+        "1:2:-1",
+        "--under-replicated",
+        "enabled",
+    )
+    assert code == 0, results
+    code, moved = cli(capsys, cluster, "topics", "reassign", topic, "--replica-assignment", "0=2:1")
+    assert code == 0, moved
+    parts = asyncio.run(_describe(cluster, topic, lambda ps: ps[0].replicas == [2, 1]))
+    assert parts[0].leader == 1  # a reorder keeps the leader: 2 is preferred, 1 leads
+    code, filled = cli(capsys, cluster, "placeholders", "fill", "--elect-leaders")
+    assert code == 0, filled
+    assert [(f["topic"], f["added"], f["ok"]) for f in filled if f["topic"] == topic] == [
+        (topic, [3], True)
+    ]
+    parts = asyncio.run(_describe(cluster, topic, lambda ps: ps[0].leader == 2))
+    assert parts[0].replicas == [2, 1, 3]
+    assert cli(capsys, cluster, "topics", "delete", topic, "--yes")[0] == 0
