@@ -96,7 +96,15 @@ def test_replication_factor_1_to_3_then_2_keeps_records_and_leaders(
     code, grown = run_json(capsys, cluster, "topics", "alter", topic, "--replication-factor", "3")
     assert code == 0, grown
     [result] = grown  # type: ignore[misc]
-    assert set(result) == {"topic", "ok", "error", "message", "moves", "bytes_to_move"}
+    assert set(result) == {
+        "topic",
+        "ok",
+        "error",
+        "message",
+        "moves",
+        "bytes_to_move",
+        "rollback_file",  # issue 32: the file that undoes the change
+    }
     assert result["ok"] and result["error"] is None, result
     assert [m["partition"] for m in result["moves"]] == [0, 1, 2]
     for m in result["moves"]:
