@@ -249,7 +249,10 @@ def client_properties(entries: dict[str, tuple[int, str]], where: str) -> Client
             f"{where}: security.protocol={protocol} needs sasl.jaas.config with a username and "
             "password"
         )
-    overrides |= client_stores.tls_settings(values, at)
+    try:
+        overrides |= client_stores.tls_settings(values, at)
+    except client_stores.StoreError as exc:
+        raise PropertiesError(str(exc)) from None
     algorithm = values.get("ssl.endpoint.identification.algorithm")
     if algorithm is not None:
         if algorithm.strip().lower() not in ("", "https"):

@@ -12,9 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .client_properties import PropertiesError
-
 _JAVA_MAGIC = (b"\xfe\xed\xfe\xed", b"\xce\xce\xce\xce")  # JKS, JCEKS
+
+
+class StoreError(ValueError):
+    """A store a client.properties file names is missing, unreadable or wrong; the message
+    names the key and says what is wrong (client_properties turns it into a PropertiesError)."""
 
 
 def tls_settings(values: dict[str, str], at: Callable[[str], str]) -> dict[str, Any]:
@@ -29,7 +32,7 @@ def tls_settings(values: dict[str, str], at: Callable[[str], str]) -> dict[str, 
     if "ssl.keystore.location" in values or "ssl.keystore.key" in values:
         settings |= _keystore(values, at)
     elif "ssl.keystore.certificate.chain" in values:
-        raise PropertiesError(
+        raise StoreError(
             f"{at('ssl.keystore.certificate.chain')} needs ssl.keystore.key (the private key)"
         )
     return settings
@@ -37,7 +40,7 @@ def tls_settings(values: dict[str, str], at: Callable[[str], str]) -> dict[str, 
 
 def _pem_certificates(text: str, where: str) -> str:
     if "-----BEGIN CERTIFICATE-----" not in text:
-        raise PropertiesError(f"{where}: no PEM certificate (-----BEGIN CERTIFICATE-----)")
+        raise StoreError(f"{where}: no PEM certificate (-----BEGIN CERTIFICATE-----)")
     return text
 
 
@@ -47,9 +50,9 @@ def _read(location: str, key: str, at: Callable[[str], str]) -> tuple[Path, byte
         path = path.expanduser()
         return path, path.read_bytes()
     except OSError as exc:
-        raise PropertiesError(f"{at(key)} {path}: {exc.strerror}") from None
+        raise StoreError(f"{at(key)} {path}: {exc.strerror}") from None
     except (RuntimeError, ValueError):  # ~unknown-user, or a NUL byte in the path
-        raise PropertiesError(f"{at(key)}: not a usable path") from None
+        raise StoreError(f"{at(key)}: not a usable path") from None
 
 
 def _kind(values: dict[str, str], key: str, data: bytes) -> str:
@@ -63,8 +66,8 @@ def _kind(values: dict[str, str], key: str, data: bytes) -> str:
     return "PKCS12" if declared in ("JKS", "PKCS12") else declared
 
 
-def _refuse_java_store(path: Path, key: str, at: Callable[[str], str]) -> PropertiesError:
-    return PropertiesError(
+def _refuse_java_store(path: Path, key: str, at: Callable[[str], str]) -> StoreError:
+    return StoreError(
         f"{at(key)}: {path} is a JKS/JCEKS store, which kafka-tui cannot read; convert it: "
         f"keytool -importkeystore -srckeystore {path} -destkeystore {path.stem}.p12 "
         "-deststoretype PKCS12 (then set the type to PKCS12), or export the certificates "
@@ -82,13 +85,13 @@ def _truststore(values: dict[str, str], at: Callable[[str], str]) -> dict[str, A
     if kind == "JKS":
         raise _refuse_java_store(path, key, at)
     if kind != "PKCS12":
-        raise PropertiesError(f"{at('ssl.truststore.type')} must be PEM, PKCS12 or JKS")
+        raise StoreError(f"{at('ssl.truststore.type')} must be PEM, PKCS12 or JKS")
     store = _pkcs12(data, values.get("ssl.truststore.password"), path, key, at)
     certificates = [c.certificate for c in store.additional_certs]
     if store.cert is not None:
         certificates.insert(0, store.cert.certificate)
     if not certificates:
-        raise PropertiesError(f"{at(key)}: {path} holds no certificate to trust")
+        raise StoreError(f"{at(key)}: {path} holds no certificate to trust")
     return {"ssl_cadata": "".join(_pem(c) for c in certificates)}
 
 
@@ -96,7 +99,7 @@ def _keystore(values: dict[str, str], at: Callable[[str], str]) -> dict[str, Any
     key_password = values.get("ssl.key.password")
     if "ssl.keystore.key" in values:
         if "ssl.keystore.certificate.chain" not in values:
-            raise PropertiesError(
+            raise StoreError(
                 f"{at('ssl.keystore.key')} needs ssl.keystore.certificate.chain as well"
             )
         chain = _pem_certificates(
@@ -115,10 +118,10 @@ def _keystore(values: dict[str, str], at: Callable[[str], str]) -> dict[str, Any
     if kind == "JKS":
         raise _refuse_java_store(path, key, at)
     if kind != "PKCS12":
-        raise PropertiesError(f"{at('ssl.keystore.type')} must be PEM, PKCS12 or JKS")
+        raise StoreError(f"{at('ssl.keystore.type')} must be PEM, PKCS12 or JKS")
     store = _pkcs12(data, values.get("ssl.keystore.password"), path, key, at)
     if store.key is None or store.cert is None:
-        raise PropertiesError(f"{at(key)}: {path} holds no private key with its certificate")
+        raise StoreError(f"{at(key)}: {path} holds no private key with its certificate")
     from cryptography.hazmat.primitives import serialization
 
     # Python's ssl loads a key from a file only: the key is kept encrypted with a password
@@ -146,7 +149,7 @@ def _pkcs12(
         return pkcs12.load_pkcs12(data, password.encode() if password else None)
     except ValueError:
         which = key.replace(".location", ".password")
-        raise PropertiesError(
+        raise StoreError(
             f"{at(key)}: cannot read {path} as PKCS12: not a PKCS12 store, or {which} is "
             "wrong or missing"
         ) from None

@@ -23,7 +23,7 @@ from .errors import error_name, sentence
 from .protocol_cluster import ELECTION_PREFERRED, ELECTION_UNCLEAN, ElectLeadersRequest
 
 if TYPE_CHECKING:
-    from .reassignments import AdminReassignments
+    from .connection import AdminConnection
 
 NOT_CONTROLLER = 41
 ELECTION_NOT_NEEDED = "ELECTION_NOT_NEEDED"
@@ -79,7 +79,7 @@ def election_result(
 
 
 async def elect_leaders(
-    admin: AdminReassignments,
+    admin: AdminConnection,
     partitions: Sequence[tuple[str, int]],
     election: ElectionType,
     timeout_ms: int,
@@ -97,7 +97,7 @@ async def elect_leaders(
 
 
 async def _elect(
-    admin: AdminReassignments,
+    admin: AdminConnection,
     wanted: list[tuple[str, int]],
     election: ElectionType,
     timeout_ms: int,
@@ -142,7 +142,7 @@ async def _elect(
 
 
 async def _send(
-    admin: AdminReassignments,
+    admin: AdminConnection,
     partitions: list[tuple[str, int]],
     election: ElectionType,
     timeout_ms: int,
