@@ -168,6 +168,7 @@ class TopicDetailScreen(KafkaScreen):
         internal = (
             [self.topic]
             if self.topic in KNOWN_INTERNAL_TOPICS
+            or self.topic == self.profile.placeholders_topic  # kafka-tui's own records
             or (self.description and self.description.internal)
             else []
         )
