@@ -46,6 +46,35 @@ def _start(mode: Mode, root: Path) -> Iterator[Cluster]:
             dev.down()
 
 
+def _worker_group(item: pytest.Item) -> str | None:
+    """Which group of tests share one pytest-xdist worker (`--dist loadgroup`): the tests of
+    one real cluster go to one worker, which starts only the clusters its tests use, so the
+    waits on stopped and restarted brokers of one cluster overlap those of another. None:
+    pure tests, spread over the workers one by one."""
+    names = set(getattr(item, "fixturenames", ()))
+    callspec = getattr(item, "callspec", None)
+    param = callspec.params.get("cluster") if callspec is not None else None
+    module = item.path.name
+    if module.startswith("test_spark") or module == "test_plan_parquet.py":
+        return "spark"
+    if any(name.startswith("secured") for name in names):
+        return "secured"
+    if param == "zk" or (param is None and "zk_cluster" in names):
+        return "zk"
+    if param == "kraft" or "kraft_cluster" in names or "kadmin" in names:
+        # The screens' tests on a KRaft cluster of their own: the largest group, split in two.
+        return "kraft-tui" if module.startswith("test_tui") else "kraft"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = _worker_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _own_change_journal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The journal of recent changes (admin/journal.py) in the run's own folder; command-line

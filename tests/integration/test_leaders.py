@@ -106,6 +106,30 @@ async def _lead_elsewhere(cluster: Cluster, admin: KafkaAdmin, topic: str) -> No
     assert "cannot lead now" in refused.message
     await asyncio.to_thread(cluster.dev.start_broker, PREFERRED)
     await _partition_when(admin, topic, lambda p: PREFERRED in p.isr)
+    await _every_broker_shows_in_sync(admin, topic)
+
+
+async def _every_broker_shows_in_sync(admin: KafkaAdmin, topic: str, seconds: float = 30) -> None:
+    """Wait until every live broker's Metadata shows PREFERRED back in the ISR of partition 0.
+
+    Learnt the hard way on the ZooKeeper-mode cluster: the brokers learn an ISR change from
+    the controller's UpdateMetadata one by one, so for a moment one broker shows the replica
+    in sync and another does not. The command under test opens a connection of its own,
+    whose reads may go to any broker: it predicted PREFERRED_LEADER_NOT_AVAILABLE ("not in
+    sync") from a broker that had not caught up, after the test had seen the ISR elsewhere."""
+    brokers = (await admin.describe_cluster()).live_broker_ids
+
+    async def check() -> bool | None:
+        for broker in brokers:
+            metadata = await admin._metadata([topic], broker)
+            [answer] = metadata.topics
+            if not answer.partitions or PREFERRED not in answer.partitions[0].isr_nodes:
+                return None
+        return True
+
+    assert await poll_until(check, time.monotonic() + seconds), (
+        f"some broker never showed broker {PREFERRED} back in sync on {topic}-0"
+    )
 
 
 async def _elect_back(

@@ -6,6 +6,7 @@ import asyncio
 from functools import cache
 
 from textual.pilot import Pilot
+from textual.widgets import DataTable, Input
 
 from kafka_tui.config import Settings
 from kafka_tui.tui.app import KafkaTuiApp, make_app
@@ -39,8 +40,32 @@ def recorded_app(
 
 
 async def settle(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
-    await app.workers.wait_for_complete()
+    """Until the screen is still: its workers done (also those a screen mounted meanwhile
+    starts: a form reads its snapshot in a worker of its own, which a busy machine starts
+    after a first wait), a form's snapshot read, the inputs' cursors steady (a cursor
+    blinks every half second: a slow run caught it off), the tables' new rows laid out."""
+    for _ in range(20):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            break
+    ready = getattr(app.screen, "snapshot_ready", None)
+    if isinstance(ready, asyncio.Event):
+        await asyncio.wait_for(ready.wait(), 30)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    for field in app.screen.query(Input):
+        field.cursor_blink = False
     await pilot.pause()
+    # A DataTable lays out rows added on its next Idle event; a loaded machine took the
+    # screenshot before it (the create form's preview without its row).
+    for _ in range(100):
+        screen = app.screen
+        tables = screen.query(DataTable)
+        pending = any(t._require_update_dimensions or t._updated_cells for t in tables)
+        if not (pending or screen._layout_required or screen._dirty_widgets):
+            break
+        await pilot.pause(0.02)
 
 
 async def loaded(app: KafkaTuiApp, pilot: Pilot[None]) -> MetadataScreen:
