@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -28,9 +28,11 @@ from ..fields import FieldError
 from ..services import parsing
 from ..services.records import current_entries, delete_topics, stored_placeholders
 from . import output, reassign_flags
-from .words import field_error_text
+from .words import field_error_text, worded
 
 if TYPE_CHECKING:
+    from ..services.consumers import Readers
+    from ..services.keys import KeyMapping
     from ..services.placing import PlacementOptions
 
 # The placer (services/placing.py, planning/) is imported only by the commands that place:
@@ -46,6 +48,10 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     actions = topics.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", help="topic names")
     listing.add_argument("--exclude-internal", action="store_true")
+    listing.epilog = (
+        "Reads the whole cluster's metadata (every topic, one request): its cost grows with "
+        "the cluster, as kafka-topics.sh --list's does."
+    )
 
     describe = actions.add_parser("describe", help="partitions, leaders, replicas, ISR, configs")
     describe.add_argument("topics", nargs="*", metavar="TOPIC", help="default: every topic")
@@ -91,6 +97,11 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     alter.add_argument("--partitions", type=int, help="the new total")
     alter.add_argument("--replica-assignment", help="for the NEW partitions only, e.g. 3:1,1:2")
     alter.add_argument("--replication-factor", type=int, help="the new replication factor")
+    alter.add_argument(
+        "--yes",
+        action="store_true",
+        help="do not ask for confirmation (growing a compacted topic asks first on a terminal)",
+    )
     _change_flags(alter)
     _kip409_flags(alter)
     reassign_flags.add_run_flags(alter)
@@ -104,6 +115,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     _topic_regex_flag(delete)
     delete.add_argument("--if-exists", action="store_true")
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    delete.add_argument(
+        "--if-unconsumed",
+        action="store_true",
+        help="delete only topics that no consumer group with members reads; the others are "
+        "refused (TOPIC_IN_USE)",
+    )
     delete.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
 
     configs = actions.add_parser("configs", help="show, set or delete a topic's config overrides")
@@ -262,7 +279,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
                     "topics alter: give --partitions N or --replication-factor N"
                 )
             with audit.operation("topics alter"):
-                return output.results(await _alter(args, profile, admin), as_json)
+                return await _alter(args, profile, admin, as_json)
         case "reassign":
             from . import reassign
 
@@ -400,14 +417,12 @@ async def _create(
         for name in args.topics
     ]
     options = placement_options(args, profile)
-    as_json = args.output == "json"
     if options.placement == "broker" and assignment is None:
         results = await admin.create_topics(
             specs,
             timeout_ms=args.timeout_ms,
             validate_only=args.validate_only,
             topic_ids=False,
-            while_waiting=(lambda ahead: output.prepare(ahead.values())) if as_json else None,
         )
     else:
         store = PlaceholderStore(profile.connection, profile.placeholders_topic)
@@ -427,7 +442,6 @@ async def _create(
             timeout_ms=args.timeout_ms,
             validate_only=args.validate_only,
             topic_ids=False,
-            while_waiting=output.prepare if as_json else None,
         )
     if args.if_not_exists:
         results = [
@@ -440,25 +454,37 @@ async def _create(
 
 
 async def _alter(
-    args: argparse.Namespace, profile: Profile, admin: KafkaAdmin
-) -> list[TopicResult]:
-    from ..services.growing import grow_partitions
+    args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_json: bool
+) -> int:
+    """Grows the topics; a grow that moves keys warns (KEY_MAPPING_CHANGES), and one of a
+    compacted topic asks first on a terminal (--yes: not)."""
+    from ..services.growing import grow_partitions, key_mapping_check, warn_key_mapping
     from ..services.snapshot import take_snapshot
 
     lists = parsing.replica_lists(args.replica_assignment) if args.replica_assignment else None
     options = placement_options(args, profile)
     names = await _named_topics(args, admin)
     if not names:
-        return _nothing_matched(args)
+        return output.results(_nothing_matched(args), as_json)
     requests = [NewPartitions(name, args.partitions, lists) for name in names]
     if options.placement == "broker" and lists is None:
-        return await admin.create_partitions(
+        found, _ = await admin.describe_topics(names, configs=False)
+        current = {t.name: len(t.partitions) for t in found}
+        keys = await key_mapping_check(admin, requests, current)
+        if not _confirm_key_moves(args, keys, current):
+            return 1
+        results = await admin.create_partitions(
             requests, timeout_ms=args.timeout_ms, validate_only=args.validate_only
         )
+        return output.results(warn_key_mapping(results, requests, current, keys), as_json)
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     zookeeper = zookeeper_of(args, profile)
     snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store, current=names)
-    return await grow_partitions(
+    current = {n: len(snapshot.topics[n].partitions) for n in names if n in snapshot.topics}
+    keys = await key_mapping_check(admin, requests, current)
+    if not _confirm_key_moves(args, keys, current):
+        return 1
+    results = await grow_partitions(
         admin,
         snapshot,
         requests,
@@ -467,7 +493,39 @@ async def _alter(
         zookeeper=zookeeper,
         timeout_ms=args.timeout_ms,
         validate_only=args.validate_only,
+        keys=keys,
     )
+    return output.results(results, as_json)
+
+
+def _confirm_key_moves(
+    args: argparse.Namespace, keys: Mapping[str, KeyMapping], current: Mapping[str, int]
+) -> bool:
+    """Growing a compacted topic moves keys for good (a moved key's old record stays beside
+    its new one): on a terminal the operator confirms; off one, --yes is needed."""
+    from ..services.keys import needs_confirmation
+
+    compacted = needs_confirmation(keys)
+    if not compacted or args.validate_only or args.yes:
+        return True
+    listed = ", ".join(f"'{t}'" for t in compacted)
+    if not sys.stdin.isatty():
+        raise parsing.UsageError(
+            f"refusing to grow compacted topic{'s' * (len(compacted) > 1)} {listed} without "
+            "confirmation: growing moves keys to other partitions, and compaction then keeps a "
+            "moved key's old record beside its new one. Not a terminal; pass --yes to grow "
+            "anyway"
+        )
+    for t in compacted:
+        print(keys[t].sentence(current[t], args.partitions), file=sys.stderr)
+    try:
+        answer = input("Grow anyway? Type yes to confirm: ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() != "yes":
+        print("Nothing changed: the grow was not confirmed.", file=sys.stderr)
+        return False
+    return True
 
 
 def _confirm_deletion(names: list[str], by_count: bool) -> bool:
@@ -485,9 +543,27 @@ def _confirm_deletion(names: list[str], by_count: bool) -> bool:
     return answer.strip() == expected
 
 
+def _print_readers(names: Sequence[str], readers: Readers) -> None:
+    """Who reads the topics, before the confirmation (stderr: stdout carries the results)."""
+    for name in names:
+        for i, r in enumerate(readers.of(name)):
+            if i == 0:
+                print(f"Consumer groups with offsets on '{name}':", file=sys.stderr)
+            print(f"  {r.describe()}", file=sys.stderr)
+    if not any(readers.of(n) for n in names):
+        what = "this topic" if len(names) == 1 else "these topics"
+        print(f"No consumer group has committed offsets on {what}.", file=sys.stderr)
+    if readers.note:
+        print(f"Note: {readers.note}", file=sys.stderr)
+
+
 async def _delete(
     args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_json: bool
 ) -> int:
+    """The consumer groups reading each topic are shown before the confirmation and land in
+    each result; --if-unconsumed refuses the topics a group with members reads."""
+    from ..services.consumers import readers_of, unconsumed_only
+
     # kafka-tui's own placeholder topic is no more matched than Kafka's internal ones:
     # `--topic '__.*'` deleting it would lose every KIP-409 record. Named, it is deleted.
     names = await _named_topics(
@@ -495,18 +571,31 @@ async def _delete(
     )
     if not names:
         return output.results(_nothing_matched(args), as_json)
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise parsing.UsageError(
-                "refusing to delete without confirmation: not a terminal; pass --yes"
-            )
-        if not _confirm_deletion(names, by_count=args.topic is not None):
+    asking = not args.yes
+    if asking and not sys.stdin.isatty():
+        raise parsing.UsageError(
+            "refusing to delete without confirmation: not a terminal; pass --yes"
+        )
+    readers = await readers_of(admin, names)
+    if asking or not as_json:
+        _print_readers(names, readers)
+    to_delete, refused = (
+        unconsumed_only(names, readers) if args.if_unconsumed else (list(names), {})
+    )
+    if asking and to_delete:
+        for r in refused.values():
+            print(f"Not deleted ({r.error}): {r.message}", file=sys.stderr)
+        if not _confirm_deletion(to_delete, by_count=args.topic is not None):
             print("Nothing deleted: the confirmation did not match.", file=sys.stderr)
             return 1
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
-    results, warning = await delete_topics(admin, store, names, timeout_ms=args.timeout_ms)
-    if warning:
-        print(f"kafka-tui: warning: {warning}", file=sys.stderr)
+    deleted: list[TopicResult] = []
+    if to_delete:
+        deleted, warning = await delete_topics(admin, store, to_delete, timeout_ms=args.timeout_ms)
+        if warning:
+            print(f"kafka-tui: warning: {warning}", file=sys.stderr)
+    by_topic = {r.topic: r for r in deleted} | refused
+    results = [by_topic[n] for n in names if n in by_topic]
     if args.if_exists:
         results = [
             replace(r, ok=True, error=None, message=f"Topic '{r.topic}' does not exist; skipped.")
@@ -514,7 +603,17 @@ async def _delete(
             else r
             for r in results
         ]
-    return output.results(results, as_json)
+    if not as_json:
+        return output.results(results, as_json)
+    documents = []
+    for r in map(worded, results):
+        document = r.to_json()
+        document["consumer_groups"] = [g.to_json() for g in readers.of(r.topic)]
+        if readers.note:
+            document["consumer_groups_note"] = readers.note
+        documents.append(document)
+    output.emit_json(documents)
+    return 0 if all(r.ok for r in results) else 1
 
 
 async def _configs(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:

@@ -5,6 +5,7 @@ the mode, and ZooKeeper-mode writes for partitions on offline brokers (answered 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ from ..admin.placeholders import PlaceholderStore
 from ..planning.explicit import INVALID_REPLICA_ASSIGNMENT, check_assignment
 from ..planning.placement import INVALID_REPLICATION_FACTOR, Placement, Request, place
 from .filling import FillResult, fill_placeholders
+from .keys import KeyMapping, key_mappings, with_key_warning
 from .placing import (
     PlacementOptions,
     Planned,
@@ -171,7 +173,10 @@ async def grow_partitions(
     zookeeper: str | None = None,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     validate_only: bool = False,
+    keys: Mapping[str, KeyMapping] | None = None,
 ) -> list[TopicResult]:
+    """`keys`: the key-mapping check of the topics (`key_mapping_check`), whose results then
+    warn KEY_MAPPING_CHANGES; None: not checked (bulk plans)."""
     names = [r.topic for r in requests if r.topic in snapshot.topics]
     min_isr = await min_insync_replicas(admin, names) if options.mode != "disabled" else {}
     plans = plan_grows(snapshot, requests, options, min_isr)
@@ -199,7 +204,38 @@ async def grow_partitions(
         first = {t: len(d.partitions) for t, d in snapshot.topics.items()}
         await record_placeholders(admin, store, snapshot, plans, results, first)
         results = await _fill_at_once(admin, snapshot, store, plans, results, zookeeper, timeout_ms)
-    return results
+    if keys is None:
+        return results
+    current = {t: len(d.partitions) for t, d in snapshot.topics.items()}
+    return warn_key_mapping(results, requests, current, keys)
+
+
+# -- key mapping: growing moves keys to other partitions (keys.py) ---------------------------
+
+
+async def key_mapping_check(
+    admin: AdminPort, requests: Sequence[NewPartitions], current: Mapping[str, int]
+) -> dict[str, KeyMapping]:
+    """Whether each grow moves keys that matter: compacted topics, and topics whose recent
+    records carry keys. Only the topics that grow (`current`: their partition counts now)."""
+    growing = [r.topic for r in requests if r.topic in current and r.total > current[r.topic]]
+    return await key_mappings(admin, growing)
+
+
+def warn_key_mapping(
+    results: Sequence[TopicResult],
+    requests: Sequence[NewPartitions],
+    current: Mapping[str, int],
+    keys: Mapping[str, KeyMapping],
+) -> list[TopicResult]:
+    """Successful grows (or validations) of topics whose keys move, with the warning."""
+    totals = {r.topic: r.total for r in requests}
+    return [
+        with_key_warning(r, keys.get(r.topic), current.get(r.topic, 0), totals.get(r.topic, 0))
+        if r.topic in current
+        else r
+        for r in results
+    ]
 
 
 async def _fill_at_once(

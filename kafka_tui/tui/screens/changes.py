@@ -1,33 +1,67 @@
-"""Deletion, read top to bottom: refuse internal topics, confirm by typing, delete, report."""
+"""Deletion, read top to bottom: refuse internal topics, show who reads them, confirm by
+typing, delete, report."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Input, Label
+from textual.widgets import Button, Input, Label, Static
 
 from ...admin import AdminError, TopicResult
 from ...config import Profile
+from ...services.consumers import Readers, readers_of
+from ...services.keys import KEY_MAPPING_WARNING
 from ...services.placing import UNDER_REPLICATED_WARNING
 from ...services.ports import AdminPort
 from ...services.records import delete_topics
 from .base import placeholder_store
 
 
+def readers_text(names: list[str], readers: Readers | None) -> str:
+    """The consumer groups with offsets on the topics, as the dialog shows them."""
+    if readers is None:
+        return "Checking which consumer groups read it…"
+    lines = []
+    for name in names:
+        found = readers.of(name)
+        if found:
+            where = "it" if len(names) == 1 else name
+            lines.append(f"Consumer groups with offsets on {where}:")
+            lines += [f"  {r.describe()}" for r in found]
+    if not lines:
+        what = "it" if len(names) == 1 else "them"
+        lines.append(f"No consumer group has committed offsets on {what}.")
+    if any(readers.active(n) for n in names):
+        lines.append("A group with members is still reading: its consumers will fail.")
+    if readers.note:
+        lines.append(f"Note: {readers.note}.")
+    return "\n".join(lines)
+
+
 class DeleteConfirm(ModalScreen[bool]):
-    """Typing the topic name (or, for several, their number) enables Delete."""
+    """Typing the topic name (or, for several, their number) enables Delete. With `admin`,
+    the consumer groups reading the topics are looked up and shown meanwhile (`readers`:
+    already known)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, names: list[str]) -> None:
+    def __init__(
+        self,
+        names: list[str],
+        *,
+        admin: AdminPort | None = None,
+        readers: Readers | None = None,
+    ) -> None:
         super().__init__()
         self.names = names
         self.expected = names[0] if len(names) == 1 else str(len(names))
+        self.admin = admin
+        self.readers = readers
 
     def compose(self) -> ComposeResult:
         what = (
@@ -39,11 +73,30 @@ class DeleteConfirm(ModalScreen[bool]):
         with Vertical(id="delete-dialog", classes="dialog"):
             yield Label(f"Delete {what}?", classes="dialog-title", markup=False)
             yield Label("This deletes the data too and cannot be undone.", markup=False)
+            yield Static("", id="delete-readers", markup=False)
             yield Label(f"Type {prompt} ({self.expected}) to confirm:", markup=False)
             yield Input(id="confirm-input")
             with Horizontal(classes="buttons"):
                 yield Button("Delete", variant="error", id="delete", disabled=True)
                 yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.show_readers()
+        if self.readers is None and self.admin is not None:
+            self.load_readers()
+
+    @work(exclusive=True, group="readers", exit_on_error=False)
+    async def load_readers(self) -> None:
+        assert self.admin is not None
+        self.readers = await readers_of(self.admin, self.names)  # notes, never raises
+        self.show_readers()
+
+    def show_readers(self) -> None:
+        shown = self.query_one("#delete-readers", Static)
+        shown.display = self.readers is not None or self.admin is not None
+        shown.update(readers_text(self.names, self.readers))
+        in_use = self.readers is not None and any(self.readers.active(n) for n in self.names)
+        shown.set_class(in_use, "in-use")
 
     @on(Input.Changed, "#confirm-input")
     def typed(self, event: Input.Changed) -> None:
@@ -64,13 +117,13 @@ class DeleteConfirm(ModalScreen[bool]):
 
 
 def notify_results(screen: Screen[object], results: list[TopicResult]) -> None:
-    """A KIP-409 creation under-replicated is one warning (its message says why); a name
-    that collides with another ('.' vs '_') is a success plus a warning."""
+    """A KIP-409 creation under-replicated, or a grow that moves keys, is one warning (its
+    message says why); a name that collides with another ('.' vs '_') is a success plus a
+    warning."""
     for r in results:
-        if r.ok and r.warning == UNDER_REPLICATED_WARNING:
-            screen.notify(
-                r.message, title=f"{r.topic}: {r.warning}", severity="warning", timeout=12
-            )
+        if r.ok and r.warning in (UNDER_REPLICATED_WARNING, KEY_MAPPING_WARNING):
+            warnings = ", ".join(r.warnings or (r.warning or "",))
+            screen.notify(r.message, title=f"{r.topic}: {warnings}", severity="warning", timeout=12)
         elif r.ok and r.warning:
             screen.notify(r.message, title=r.topic)
             screen.notify(r.warning, title=r.topic, severity="warning")
@@ -93,7 +146,7 @@ async def run_deletion(
         names = [n for n in names if n not in internal]
         if not names:
             return False
-    if not await screen.app.push_screen_wait(DeleteConfirm(names)):
+    if not await screen.app.push_screen_wait(DeleteConfirm(names, admin=admin)):
         screen.notify("Nothing deleted.")
         return False
     profile = getattr(screen, "profile", None)

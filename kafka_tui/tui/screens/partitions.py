@@ -1,14 +1,15 @@
 """Increase a topic's partitions (KIP-195), with KIP-409's options: the exact preview of the
-NEW partitions (or an assignment typed for them), sent as previewed."""
+NEW partitions (or an assignment typed for them), sent as previewed; and, next to the count,
+whether growing moves keys that matter (a compacted topic, keyed records)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Input, Label, Select
+from textual.widgets import Footer, Input, Label, Select, Static
 
 from ...admin import (
     ClusterInfo,
@@ -18,6 +19,7 @@ from ...admin import (
 )
 from ...config import Profile
 from ...services.growing import grow_partitions, plan_grows
+from ...services.keys import KeyMapping, key_mappings
 from ...services.parsing import UsageError, replica_lists
 from ...services.ports import AdminPort
 from ...services.snapshot import Snapshot, min_insync_replicas
@@ -51,6 +53,8 @@ class IncreasePartitionsScreen(FormScreen):
         self.request: NewPartitions | None = None
         # The topic's min.insync.replicas, as grow_partitions reads it before placing.
         self.min_isr: dict[str, int] = {topic.name: min_isr} if min_isr is not None else {}
+        # Whether growing moves keys that matter; None until read (a worker, on mount).
+        self.keys: KeyMapping | None = None
 
     def compose(self) -> ComposeResult:
         current, rf = len(self.topic.partitions), self.topic.replication_factor
@@ -65,6 +69,7 @@ class IncreasePartitionsScreen(FormScreen):
                 placeholder=f"new total (more than {current})", id="partitions", type="integer"
             )
             yield self.field_error_label("partitions")
+            yield Static("", id="key-mapping", classes="key-mapping", markup=False)
             yield Input(
                 placeholder=f"optional: replicas of the NEW partitions only, {rf} each, "
                 "e.g. 1:2,2:3",
@@ -79,6 +84,23 @@ class IncreasePartitionsScreen(FormScreen):
         super().on_mount()
         self.query_one("#partitions", Input).focus()
         self.revalidate()
+        self.check_keys()
+
+    @work(exclusive=True, group="keys", exit_on_error=False)
+    async def check_keys(self) -> None:
+        """cleanup.policy and the last batch of each partition (bounded; see keys.py)."""
+        found = await key_mappings(self.admin, [self.topic.name])  # never raises AdminError
+        self.keys = found.get(self.topic.name)
+        self.revalidate()
+
+    def show_key_mapping(self, total: int | None) -> None:
+        shown = self.query_one("#key-mapping", Static)
+        keys = self.keys
+        text = keys.sentence(len(self.topic.partitions), total) if keys and keys.changes else ""
+        if keys is not None and keys.compacted:
+            text += " Grow it only if its consumers can take that."
+        shown.update(text)
+        shown.display = bool(text)
 
     async def read_extra(self, snapshot: Snapshot) -> None:
         name = self.topic.name
@@ -121,6 +143,7 @@ class IncreasePartitionsScreen(FormScreen):
         self.options = options
         self.set_errors(errors)
         current = len(self.topic.partitions)
+        self.show_key_mapping(total if "partitions" not in errors else None)
         added = (total - current) if total else None
         placement = self.planned.placement if self.planned else None
         if lists is None and placement is not None and self.planned and not self.planned.refusal:
@@ -139,6 +162,7 @@ class IncreasePartitionsScreen(FormScreen):
             return None
         profile = self.form_profile
         store = placeholder_store(self, profile)
+        keys = {request.topic: self.keys} if self.keys is not None else None
         return (
             lambda v: grow_partitions(
                 self.admin,
@@ -148,6 +172,7 @@ class IncreasePartitionsScreen(FormScreen):
                 store,
                 zookeeper=profile.zookeeper_connect,
                 validate_only=v,
+                keys=keys,
             ),
             "Increase failed",
             request.total,

@@ -1,0 +1,189 @@
+"""The tail of a topic's log: each partition's log end offset (ListOffsets, to its leader) and
+its last record batch (a Fetch from end - 1), to tell whether recent records carry keys.
+
+Bounded: one ListOffsets and one Fetch per leader broker, sent concurrently; each Fetch asks
+for a few KB per partition (Kafka still returns a whole first batch, at most the topic's
+max.message.bytes), with no wait at the broker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from aiokafka.protocol.fetch import FetchRequest
+from aiokafka.protocol.offset import OffsetRequest
+
+from .errors import AdminError, error_name
+from .reading import AdminReads
+
+LATEST = -1  # ListOffsets' timestamp for the log end offset
+READ_UNCOMMITTED = 0
+OFFSET_OUT_OF_RANGE = 1  # the log was emptied by retention since its end was read
+# Per partition: a typical last batch fits; a larger one is returned whole only for the
+# first partition of a request (KIP-74), and the others tell nothing.
+_SAMPLE_BYTES = 16_384
+_SAMPLE_TOTAL_BYTES = 1_048_576
+
+
+@dataclass(frozen=True)
+class TailSample:
+    """What the last batch of each partition of `topic` holds. `keyed`: True when a record
+    of some last batch carries a key, False when the batches read carry none, None when no
+    batch could be read (an empty topic, or `error`)."""
+
+    topic: str
+    keyed: bool | None
+    sampled: int  # partitions whose last batch was read
+    with_records: int  # partitions holding records
+    error: str | None = None  # the Kafka error name that kept some partition from being read
+
+
+class AdminSampling(AdminReads):
+    async def log_end_offsets(self, topics: Sequence[str]) -> dict[tuple[str, int], int]:
+        """(topic, partition) -> log end offset (the high watermark: what a consumer can
+        read), from each partition's leader. A partition without a leader, or whose leader
+        did not answer, is left out."""
+        ends, _ = await self._log_ends(topics)
+        return ends
+
+    async def _leaders(self, topics: Sequence[str]) -> dict[int, list[tuple[str, int]]]:
+        found, _ = await self.describe_topics(sorted(set(topics)), configs=False)
+        by_leader: dict[int, list[tuple[str, int]]] = {}
+        for t in found:
+            for p in t.partitions:
+                if p.leader >= 0:
+                    by_leader.setdefault(p.leader, []).append((t.name, p.partition))
+        return by_leader
+
+    async def _log_ends(
+        self, topics: Sequence[str]
+    ) -> tuple[dict[tuple[str, int], int], dict[int, list[tuple[str, int]]]]:
+        if not topics:
+            return {}, {}
+        by_leader = await self._leaders(topics)
+        leaders = sorted(by_leader)
+        answers = await asyncio.gather(
+            *(
+                self._send_to_itself(
+                    OffsetRequest(-1, READ_UNCOMMITTED, _by_topic(by_leader[b], LATEST)), b
+                )
+                for b in leaders
+            ),
+            return_exceptions=True,
+        )
+        ends: dict[tuple[str, int], int] = {}
+        for answer in answers:
+            if isinstance(answer, AdminError):
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            for t in answer.to_object()["topics"]:
+                for p in t["partitions"]:
+                    if not p["error_code"]:
+                        ends[(t["topic"], p["partition"])] = p["offset"]
+        return ends, by_leader
+
+    async def sample_last_batches(
+        self, topics: Sequence[str], *, timeout_s: float = 5.0
+    ) -> dict[str, TailSample]:
+        """Each topic's last record batches (one per partition), read within `timeout_s`;
+        what could not be read in time counts as not read (error REQUEST_TIMED_OUT)."""
+        try:
+            return await asyncio.wait_for(self._sample(topics), timeout_s)
+        except TimeoutError:
+            return {t: TailSample(t, None, 0, 0, "REQUEST_TIMED_OUT") for t in topics}
+
+    async def _sample(self, topics: Sequence[str]) -> dict[str, TailSample]:
+        ends, by_leader = await self._log_ends(topics)
+        wanted = {
+            b: [(t, p, ends[(t, p)] - 1) for t, p in parts if ends.get((t, p), 0) > 0]
+            for b, parts in by_leader.items()
+        }
+        wanted = {b: parts for b, parts in wanted.items() if parts}
+        leaders = sorted(wanted)
+        answers = await asyncio.gather(
+            *(
+                self._send_to_itself(
+                    FetchRequest(
+                        0,
+                        0,
+                        _SAMPLE_TOTAL_BYTES,
+                        READ_UNCOMMITTED,
+                        _by_topic(wanted[b], _SAMPLE_BYTES),
+                    ),
+                    b,
+                )
+                for b in leaders
+            ),
+            return_exceptions=True,
+        )
+        with_records = {t: 0 for t in topics}
+        for t, _ in (k for k, end in ends.items() if end > 0):
+            with_records[t] += 1
+        keyed: dict[str, bool] = {}
+        sampled = {t: 0 for t in topics}
+        errors: dict[str, str] = {}
+        for b, answer in zip(leaders, answers, strict=True):
+            if isinstance(answer, AdminError):
+                for t, _, _ in wanted[b]:
+                    errors.setdefault(t, answer.name)
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            # Not to_object(): it fails on a null aborted_transactions. Every version from
+            # v4 puts the partition first, its error second and the records last.
+            for topic, partitions in answer.topics:
+                for p in partitions:
+                    code, records = p[1], p[-1]
+                    if code == OFFSET_OUT_OF_RANGE:
+                        with_records[topic] -= 1
+                        continue
+                    if code:
+                        errors.setdefault(topic, error_name(code))
+                        continue
+                    found = _keys_in(records)
+                    if found is None:
+                        continue
+                    sampled[topic] += 1
+                    keyed[topic] = keyed.get(topic, False) or found
+        return {
+            t: TailSample(t, keyed.get(t), sampled[t], with_records[t], errors.get(t))
+            for t in topics
+        }
+
+
+def _by_topic(
+    partitions: Sequence[tuple[Any, ...]], value: int
+) -> list[tuple[str, list[tuple[int, ...]]]]:
+    """[(topic, partition)] or [(topic, partition, offset)] -> the requests' nesting, each
+    partition's tuple ending in `value` (a timestamp, or max bytes)."""
+    topics: dict[str, list[tuple[int, ...]]] = {}
+    for topic, *rest in partitions:
+        topics.setdefault(topic, []).append((*rest, value))
+    return list(topics.items())
+
+
+def _keys_in(data: bytes | None) -> bool | None:
+    """Whether the data records of these batches carry keys; None when no whole data batch
+    is there (a truncated batch, only control batches, or a codec this Python lacks)."""
+    # aiokafka's record decoding only here: a deletion or a describe never needs it.
+    from aiokafka.record.memory_records import MemoryRecords
+
+    if not data:
+        return None
+    records = MemoryRecords(data)
+    found: bool | None = None
+    try:
+        while (batch := records.next_batch()) is not None:
+            if getattr(batch, "is_control_batch", False):
+                continue
+            for record in batch:
+                found = found or record.key is not None
+                if found:
+                    return True
+    except Exception:  # an unsupported codec, a corrupt batch: it tells nothing
+        return found
+    return found
