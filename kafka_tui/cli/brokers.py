@@ -199,6 +199,12 @@ async def _fill(
 def _print_fills(results: list[FillResult]) -> None:
     for r in results:
         print(r.message if r.ok else f"Error ({r.error}): {r.message}", flush=True)
+    for path in dict.fromkeys(r.rollback_file for r in results if r.rollback_file):
+        print(
+            f"Rollback file (the replicas before): {path}\n"
+            f"  undo: kafka-tui topics reassign --reassignment-json-file {path}",
+            flush=True,
+        )
 
 
 async def _watch(

@@ -8,7 +8,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..services.plans import findings, topics_named
+from ..services.plans import (
+    config_change_count,
+    config_change_lines,
+    findings,
+    topics_named,
+)
 from .words import with_remedies
 
 
@@ -57,9 +62,11 @@ def print_summary(document: dict[str, Any]) -> None:
     grows = sum(1 for t in topics if t["action"] == "grow" and not t["error"])
     refused = [t for t in topics if t["error"]]
     stats = document["stats"]
+    with_configs, _ = config_change_count(document)
+    configs = f", {with_configs} with config changes" if with_configs else ""
     print(
-        f"Plan ({document['engine']}): {creates} topic(s) to create, {grows} to grow, "
-        f"{len(refused)} refused; {stats['partitions']} new partitions, "
+        f"Plan ({document['engine']}): {creates} topic(s) to create, {grows} to grow"
+        f"{configs}, {len(refused)} refused; {stats['partitions']} new partitions, "
         f"{stats['new_replicas']} replicas."
     )
     brokers = document["brokers"]
@@ -88,6 +95,7 @@ def print_summary(document: dict[str, Any]) -> None:
             f"rack {r['rack']}: {r['brokers']} broker(s), replicas {r['replicas_before']} -> "
             f"{r['replicas_after']}, leaders {r['leaders_before']} -> {r['leaders_after']}"
         )
+    _print_config_changes(document)
     for f in findings(document):
         text = with_remedies(f.message, f.remedies)
         where = f"{len(f.topics)} topic(s) ({topics_named(f.topics)})"
@@ -100,3 +108,25 @@ def print_summary(document: dict[str, Any]) -> None:
     if not stats["sanity"]["ok"]:
         for problem in stats["sanity"]["problems"]:
             print(f"SANITY CHECK FAILED: {problem}", file=sys.stderr)
+
+
+CONFIG_TOPICS_SHOWN = 20
+
+
+def _print_config_changes(document: dict[str, Any]) -> None:
+    """Existing topics whose overrides differ from the plan's (desired state), and what
+    `plan apply` does with them."""
+    changed = [t for t in document["topics"] if not t["error"] and t.get("config_changes")]
+    if not changed:
+        return
+    topics, changes = config_change_count(document)
+    print(f"Config changes: {changes} in {topics} existing topic(s):")
+    for t in changed[:CONFIG_TOPICS_SHOWN]:
+        print(f"  {t['topic']}: " + "; ".join(config_change_lines(t)))
+    if len(changed) > CONFIG_TOPICS_SHOWN:
+        print(f"  and {len(changed) - CONFIG_TOPICS_SHOWN} more topic(s) (--output json lists all)")
+    removals = any(c["after"] is None for t in changed for c in t["config_changes"])
+    print(
+        "Config changes are not applied without `plan apply --configs`"
+        + ("; removals need --prune-configs too." if removals else ".")
+    )

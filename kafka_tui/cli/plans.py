@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..admin import KafkaAdmin, ReadOnlyProfile
+from ..admin import ConfigEntry, KafkaAdmin, ReadOnlyProfile
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
@@ -38,11 +38,16 @@ from ..planning.plan import (
     prepare,
 )
 from ..services import parsing
-from ..services.plan_apply import ApplyInterrupted, apply_document, broker_differences
-from ..services.plans import cluster_view
+from ..services.plan_apply import (
+    ApplyInterrupted,
+    ConfigsApplied,
+    apply_document,
+    broker_differences,
+)
+from ..services.plans import cluster_view, config_change_count
 from ..services.snapshot import Snapshot, take_snapshot
 from ..services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
-from . import output
+from . import output, plan_stream
 from .plan_output import print_summary, progress_bar, stages
 from .topics import _kip409_flags, placement_options, zookeeper_of
 
@@ -71,6 +76,16 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--replan", action="store_true", help="plan again when the brokers changed since preview"
     )
     apply.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
+    apply.add_argument(
+        "--configs",
+        action="store_true",
+        help="also apply the config changes of existing topics (overrides set to the plan's)",
+    )
+    apply.add_argument(
+        "--prune-configs",
+        action="store_true",
+        help="with --configs: also remove the overrides the plan does not name",
+    )
     export = actions.add_parser("export", help="the cluster's topics as a plan (CSV)")
     export.add_argument("--topics", metavar="REGEX", help="only topics whose name matches")
 
@@ -113,6 +128,9 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         return await _export(args, admin)
     if args.action == "apply" and profile.read_only:
         raise ReadOnlyProfile(profile.name)
+    streamed = await plan_stream.run(args, profile, admin, as_json)  # big plans: in parts
+    if streamed is not None:
+        return streamed
     path = Path(args.plan)
     saved: str | None = None  # the text of a document `preview --save` wrote
     intents: list[Intent] | None = []
@@ -245,12 +263,14 @@ async def _spark(
     return text
 
 
-def _confirm(document: dict[str, Any]) -> bool:
+def _confirm(document: dict[str, Any], configs: ConfigsApplied) -> bool:
     stats = document["stats"]
+    topics, changes = config_change_count(document)
+    also = f", config changes of {topics} topic(s)" if changes and configs != "none" else ""
     try:
         answer = input(
-            f"Apply {len(document['topics'])} topic(s), {stats['partitions']} new partitions? "
-            "[y/N] "
+            f"Apply {len(document['topics'])} topic(s), {stats['partitions']} new partitions"
+            f"{also}? [y/N] "
         )
     except EOFError:
         return False
@@ -329,10 +349,15 @@ async def _apply(
         document = replanned
     if not document["stats"]["sanity"]["ok"]:
         raise parsing.UsageError("plan apply: the plan failed its own sanity check; not applied")
+    if args.prune_configs and not args.configs:
+        raise parsing.UsageError("plan apply: --prune-configs needs --configs")
+    configs: ConfigsApplied = (
+        "pruned" if args.prune_configs else "changed" if args.configs else "none"
+    )
     if not args.yes:
         if not sys.stdin.isatty():
             raise parsing.UsageError("plan apply: not a terminal; pass --yes to apply")
-        if not _confirm(document):
+        if not _confirm(document, configs):
             print("Nothing applied.", file=sys.stderr)
             return 1
     started = time.perf_counter()
@@ -347,6 +372,7 @@ async def _apply(
                 args.batch_size,
                 args.timeout_ms,
                 advance,
+                configs,
             )
     except ApplyInterrupted as stop:
         return _interrupted(args, document, stop, as_json)
@@ -385,6 +411,12 @@ def _interrupted(
 # -- export ------------------------------------------------------------------------------------
 
 
+def _exported(config: ConfigEntry) -> bool:
+    """A topic's own override: not a default, not a broker-level value, not read-only; a
+    sensitive one has no value to write (DescribeConfigs hides it)."""
+    return config.is_override and not config.read_only
+
+
 async def _export(args: argparse.Namespace, admin: KafkaAdmin) -> int:
     pattern = parsing.topic_regex(args.topics) if args.topics else None
     names = [
@@ -401,7 +433,13 @@ async def _export(args: argparse.Namespace, admin: KafkaAdmin) -> int:
             len(t.partitions),
             t.replication_factor,
             None,
-            tuple(sorted((k, c.value) for k, c in t.configs.items() if c.is_override and c.value)),
+            tuple(
+                sorted(
+                    (k, c.value)
+                    for k, c in t.configs.items()
+                    if c.value is not None and _exported(c)
+                )
+            ),
         )
         for t in found
     ]

@@ -24,7 +24,7 @@ def run_group(brokers: Sequence[Broker], group: Group) -> tuple[str, Tally]:
     placements: dict[int, Placement] = {}
     runs: list[list[int]] = []
     for i, row in enumerate(group.rows):
-        if row.error is not None:
+        if row.error is not None or row.action == "configs":  # nothing to place
             continue
         if runs and group.rows[runs[-1][-1]].mode == row.mode:
             runs[-1].append(i)
@@ -47,7 +47,7 @@ def run_group(brokers: Sequence[Broker], group: Group) -> tuple[str, Tally]:
         entries.append(json.dumps(_entry(row, placement), separators=(",", ":")))
         if placement is not None and placement.error is None:
             placed.append((row, placement))
-        else:
+        elif row.action != "configs" or row.error is not None:
             refused += 1
     return ",\n".join(entries), tally(brokers, placed, refused)
 
@@ -109,6 +109,10 @@ def _entry(row: Row, placement: Placement | None) -> dict[str, Any]:
         "configs": dict(row.configs),
         "min_required_replication_factor": row.min_required,
         "mode": row.mode,
+        "config_changes": [
+            {"key": key, "before": before, "after": after}
+            for key, before, after in row.config_changes
+        ],
     }
     if placement is not None and not error and any(placement.placeholder_racks):
         entry["placeholder_racks"] = [list(r) for r in placement.placeholder_racks]

@@ -8,12 +8,15 @@ those imports another to reach them. Pure, like the rest of `planning/`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from kafka_tui.planning.config_diff import ConfigChange, ConfigState
 from kafka_tui.planning.placement import Broker, Load, Mode, Request
 
-Action = Literal["create", "grow"]
+# "configs": an existing topic whose partitions stay; only its overrides differ from the plan's.
+Action = Literal["create", "grow", "configs"]
 DEFAULT_GROUP_PARTITIONS = 20_000
 
 
@@ -33,6 +36,8 @@ class ExistingTopic:
     partitions: tuple[tuple[int, ...], ...]
     replication_factor: int  # intended: a placeholder record's, else the topic's
     min_insync: int | None = None
+    # Its configs as read for the plan (None: not read, so no config difference is shown).
+    configs: Mapping[str, ConfigState] | None = None
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,8 @@ class Row:
     warnings: tuple[str, ...] = ()
     error: str | None = None
     message: str = ""
+    # An existing topic's overrides -> the row's `configs` (config_diff.py).
+    config_changes: tuple[ConfigChange, ...] = ()
 
 
 @dataclass(frozen=True)

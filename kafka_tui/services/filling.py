@@ -6,6 +6,10 @@ the reassignment finished (the new replica caught up and joined the ISR), the pl
 cleared from the record. A partition whose replica list already holds the intended count
 (filled by an earlier run that ended before the copy finished, or by hand) has its
 remaining placeholders cleared without another move.
+
+A round that moves replicas first writes its rollback file (services/rollback.py: the
+replicas before, for `topics reassign --reassignment-json-file`); none is sent without it.
+Undoing a fill removes the added replica but not the cleared placeholder record.
 """
 
 from __future__ import annotations
@@ -14,12 +18,13 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..admin import AdminError, ConnectionSettings, KafkaAdmin, audit
 from ..admin.moves import PartitionMove
 from ..admin.placeholders import PlaceholderStore
 from ..planning.filling import OpenSlot, choose_fills
+from . import rollback
 from .ports import AdminPort
 from .snapshot import Snapshot, take_snapshot
 
@@ -40,6 +45,7 @@ class FillResult:
     ok: bool
     error: str | None = None
     message: str = ""
+    rollback_file: str | None = None  # the replicas before this round's moves
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -49,6 +55,7 @@ class FillResult:
             "ok": self.ok,
             "error": self.error,
             "message": self.message,
+            "rollback_file": self.rollback_file,
         }
 
 
@@ -149,7 +156,32 @@ async def fill_placeholders(
         PartitionMove(t, p, [*replicas[(t, p)], *brokers])
         for (t, p), brokers in sorted(added.items())
     ]
-    with audit.operation("placeholders fill"):
+    path: str | None = None
+    if moves:
+        # The way back, written before anything moves; without it nothing is sent.
+        try:
+            path = str(
+                rollback.write(
+                    "fill",
+                    ((m.topic, m.partition, replicas[(m.topic, m.partition)]) for m in moves),
+                )
+            )
+        except OSError as exc:
+            text = (
+                f"Not started: the rollback file could not be written in {rollback.folder()} "
+                f"({exc.strerror or exc}). Set ${rollback.ENV} to a writable folder."
+            )
+            results += [
+                FillResult(
+                    m.topic, m.partition, [], ok=False, error="ROLLBACK_NOT_WRITTEN", message=text
+                )
+                for m in moves
+            ]
+            return sorted(results, key=lambda r: (r.topic, r.partition))
+    with (
+        audit.operation("placeholders fill"),
+        audit.rollback_file(path) if path else contextlib.nullcontext(),
+    ):
         answers = await admin.alter_partition_reassignments(moves) if moves else []
     accepted = [(m.topic, m.partition) for m, a in zip(moves, answers, strict=True) if a.ok]
     deadline = time.monotonic() + timeout_ms / 1000
@@ -191,6 +223,10 @@ async def fill_placeholders(
             )
     if corrected:
         await store.write(list(corrected.values()))
+    moved = {(m.topic, m.partition) for m in moves}
+    results = [
+        replace(r, rollback_file=path) if (r.topic, r.partition) in moved else r for r in results
+    ]
     return sorted(results, key=lambda r: (r.topic, r.partition))
 
 

@@ -5,10 +5,20 @@ planned is reported ok and skipped), placeholders recorded, and a final check by
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from typing import Any, Literal
 
-from ..admin import AdminError, NewPartitions, TopicResult, TopicSpec, audit
+from ..admin import (
+    AdminError,
+    ConfigChange,
+    ConfigOp,
+    NewPartitions,
+    TopicResult,
+    TopicSpec,
+    audit,
+)
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..planning.placement import Placement
@@ -61,9 +71,14 @@ async def apply_document(
     batch_size: int = 500,
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     advance: Callable[[int], object] = lambda done: None,
+    configs: ConfigsApplied = "none",
 ) -> list[TopicResult]:
     """Send the document's assignments; one result per topic entry, in order. `advance(n)`
-    is told each time n more topics are settled."""
+    is told each time n more topics are settled. `configs`: whether the existing topics'
+    config changes are applied too ("changed": overrides set; "pruned": and removed).
+
+    Replicas of existing partitions never change here (a plan creates topics and adds
+    partitions, which cannot be undone by a reassignment), so no rollback file is written."""
     live = {b.id for b in snapshot.brokers if b.live}
     results: dict[str, TopicResult] = {}
     creates: list[Planned] = []
@@ -76,6 +91,8 @@ async def apply_document(
                 name, ok=False, error=entry["error"], message=entry["message"]
             )
             continue
+        if entry["action"] == "configs":
+            continue  # settled by the config step below
         placement = _placement(entry, live)
         lists = _real(entry["assignment"])
         current = snapshot.topics.get(name)
@@ -110,6 +127,10 @@ async def apply_document(
             )
     batches = [creates[i : i + batch_size] for i in range(0, len(creates), batch_size)]
     batches += [grows[i : i + batch_size] for i in range(0, len(grows), batch_size)]
+    altered = _config_changes(document, configs)
+    for entry in document["topics"]:
+        if entry["action"] == "configs" and not entry["error"] and entry["topic"] not in altered:
+            results[entry["topic"]] = _configs_left(entry, configs)
     advance(len(results))  # settled without sending: refused by the plan, or already done
     with audit.operation("plan apply"):
         for i, batch in enumerate(batches):
@@ -127,8 +148,105 @@ async def apply_document(
                 ) from None
             results.update((r.topic, r) for r in done)
             advance(len(batch))
-    await _verify(admin, entries, results, [p.topic for b in batches for p in b])
+        await _verify(admin, entries, results, [p.topic for b in batches for p in b])
+        if altered:
+            try:
+                settled = await _alter_configs(admin, altered, batch_size, timeout_ms)
+            except AdminError as exc:
+                raise ApplyInterrupted(
+                    [results[t["topic"]] for t in document["topics"] if t["topic"] in results],
+                    list(altered),
+                    exc,
+                ) from None
+            for name, result in settled.items():
+                results[name] = _merged(results.get(name), result)
+            advance(
+                sum(
+                    1
+                    for e in document["topics"]
+                    if e["action"] == "configs" and e["topic"] in altered
+                )
+            )
     return [results[t["topic"]] for t in document["topics"]]
+
+
+ConfigsApplied = Literal["none", "changed", "pruned"]
+
+
+def _config_changes(
+    document: dict[str, Any], configs: ConfigsApplied
+) -> dict[str, list[ConfigChange]]:
+    """What the config step sends: each planned topic's overrides set to the plan's values
+    (the document's own `configs`, never the masked values of a sensitive key), and with
+    "pruned" the overrides the plan does not name deleted."""
+    if configs == "none":
+        return {}
+    altered: dict[str, list[ConfigChange]] = {}
+    for entry in document["topics"]:
+        if entry["error"]:
+            continue
+        ops = [
+            ConfigChange(c["key"], ConfigOp.SET, entry["configs"][c["key"]])
+            if c["after"] is not None
+            else ConfigChange(c["key"], ConfigOp.DELETE)
+            for c in entry.get("config_changes") or []
+            if c["after"] is not None or configs == "pruned"
+        ]
+        if ops:
+            altered[entry["topic"]] = ops
+    return altered
+
+
+def _configs_left(entry: dict[str, Any], configs: ConfigsApplied) -> TopicResult:
+    """A config-only topic the config step does not touch."""
+    name, changes = entry["topic"], entry.get("config_changes") or []
+    if configs == "none":
+        why = "config changes were not asked for"
+    else:
+        why = "they only remove overrides, and removals were not asked for"
+    return TopicResult(
+        name,
+        ok=True,
+        message=f"Topic '{name}': {len(changes)} config change(s) previewed, not applied: {why}.",
+    )
+
+
+async def _alter_configs(
+    admin: AdminPort,
+    altered: dict[str, list[ConfigChange]],
+    batch_size: int,
+    timeout_ms: int,
+) -> dict[str, TopicResult]:
+    """IncrementalAlterConfigs (only the named keys change), then a wait until every live
+    broker shows the new overrides: a later read from any broker agrees (admin/configs.py)."""
+    names = list(altered)
+    results: dict[str, TopicResult] = {}
+    for start in range(0, len(names), batch_size):
+        part = {n: altered[n] for n in names[start : start + batch_size]}
+        for result in await admin.alter_topic_configs(part):
+            results[result.topic] = result
+    expected = {n: {c.name: c.value for c in altered[n]} for n in names if results[n].ok}
+    late = await admin.wait_for_topic_configs(expected, time.monotonic() + timeout_ms / 1000)
+    for name in late:
+        results[name] = TopicResult(
+            name,
+            ok=False,
+            error="REQUEST_TIMED_OUT",
+            message=f"Topic '{name}': the config change was accepted, but not every broker "
+            "shows it yet; check again.",
+        )
+    return results
+
+
+def _merged(first: TopicResult | None, configs: TopicResult) -> TopicResult:
+    """A grown topic's result and its config change's, as one."""
+    if first is None:
+        return configs
+    if not first.ok:
+        return first
+    if not configs.ok:
+        return configs
+    return replace(first, message=f"{first.message} {configs.message}")
 
 
 class ApplyInterrupted(Exception):

@@ -77,6 +77,7 @@ def test_a_300_topic_plan_is_applied_exactly_as_previewed(
         "configs": {"retention.ms": "1005"},
         "min_required_replication_factor": None,
         "mode": "disabled",
+        "config_changes": [],
     }
     assert sorted(document["brokers"][0]) == sorted(
         [

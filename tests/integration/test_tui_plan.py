@@ -97,7 +97,7 @@ async def test_a_plan_file_is_placed_shown_and_applied_as_previewed(
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert [topics.get_row_at(i)[4] for i in range(topics.row_count)] == ["ok"] * 3
+        assert [topics.get_cell(t, "result") for t in (a, b, c)] == ["ok"] * 3
         assert "3 topic(s) ok, 0 failed" in str(screen.query_one("#plan-stage", Label).render())
     found, errors = await kadmin.describe_topics([a, b, c])
     assert not errors

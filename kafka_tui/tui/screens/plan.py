@@ -38,7 +38,13 @@ from ...planning.plan import (
 )
 from ...services.placing import PlacementOptions
 from ...services.plan_apply import apply_document, broker_differences
-from ...services.plans import cluster_view, findings, topics_named
+from ...services.plans import (
+    cluster_view,
+    config_change_count,
+    config_change_lines,
+    findings,
+    topics_named,
+)
 from ...services.ports import AdminPort
 from ...services.snapshot import take_snapshot
 from ...services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
@@ -84,6 +90,12 @@ def grouped_warnings(document: dict[str, Any]) -> list[str]:
         lines.append(f"{len(f.topics)} topic(s) ({topics_named(f.topics)}): {text}")
     sanity = document["stats"]["sanity"]
     return lines + list(document["warnings"]) + [f"SANITY: {p}" for p in sanity["problems"]]
+
+
+def _config_cell(topic: dict[str, Any]) -> str:
+    """How many overrides the plan changes on an existing topic ("-": none, or refused)."""
+    changes = topic.get("config_changes") or []
+    return str(len(changes)) if changes and not topic["error"] else "-"
 
 
 def _stat_line(name: str, s: dict[str, Any]) -> str:
@@ -181,6 +193,7 @@ class PlanScreen(KafkaScreen):
         table.add_column("Action", key="action")
         table.add_column("Partitions", key="partitions")
         table.add_column("RF", key="rf")
+        table.add_column("Configs", key="configs")
         table.add_column("Result", key="result")
         self.query_one("#plan-progress", ProgressBar).display = False
         self.query_one("#grow-to" if self.topics else "#plan-path", Input).focus()
@@ -382,9 +395,11 @@ class PlanScreen(KafkaScreen):
         creates = sum(1 for t in topics if t["action"] == "create" and not t["error"])
         grows = sum(1 for t in topics if t["action"] == "grow" and not t["error"])
         refused = [t for t in topics if t["error"]]
+        with_configs, changes = config_change_count(document)
+        configs = f", {with_configs} with {changes} config change(s)" if changes else ""
         self.query_one("#plan-summary", Static).update(
-            f"Plan ({document['engine']}): {creates} topic(s) to create, {grows} to grow, "
-            f"{len(refused)} refused; {stats['partitions']} new partitions, "
+            f"Plan ({document['engine']}): {creates} topic(s) to create, {grows} to grow"
+            f"{configs}, {len(refused)} refused; {stats['partitions']} new partitions, "
             f"{stats['new_replicas']} replicas."
         )
         self.query_one(BrokerChart).show([BrokerBars.from_document(b) for b in document["brokers"]])
@@ -408,6 +423,7 @@ class PlanScreen(KafkaScreen):
                 t["action"],
                 str(t["partitions"]),
                 str(t["replication_factor"]),
+                _config_cell(t),
                 t["error"] or "planned",
                 key=t["topic"],
             )
@@ -437,6 +453,12 @@ class PlanScreen(KafkaScreen):
         if entry["error"]:
             lines.append(f"Refused ({entry['error']}): {entry['message']}")
         lines += [f"warning: {w}" for w in entry["warnings"]]
+        changes = config_change_lines(entry)
+        if changes:
+            lines.append(
+                f"config changes ({len(changes)}; applied only by `kafka-tui plan apply "
+                f"--configs`): " + "; ".join(changes)
+            )
         result = self.results.get(name)
         if result is not None:
             lines.append(f"Applied: {'ok' if result.ok else result.error}: {result.message}")

@@ -3,6 +3,10 @@ broker. The preview (per partition before -> after, `+4` added, `-2` removed, le
 bytes to copy) is exactly what is sent; the run shows a live bar from
 ListPartitionReassignments, and `esc` cancels it (AlterPartitionReassignments with no
 replicas, then the throttles go), as `kafka-tui reassignments cancel` does.
+
+A run first writes its rollback file (services/rollback.py; nothing is sent without it) and
+shows its path; `r` then offers the rollback: after a confirmation, the file goes through
+the same service as `kafka-tui topics reassign --reassignment-json-file FILE`.
 """
 
 from __future__ import annotations
@@ -10,24 +14,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from pathlib import Path
 from typing import ClassVar, Literal
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
-from textual.widgets import Footer, Input, Label, ProgressBar, Select, Static
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Footer, Input, Label, ProgressBar, Select, Static
 
-from ...admin import AdminError
+from ...admin import AdminError, audit
 from ...admin.moves import OngoingReassignment, PartitionMove, ReplicationThrottle
 from ...config import Profile
 from ...planning.placement import MODES
 from ...planning.reassignment import TopicPlan
+from ...services import rollback
+from ...services.parsing import UsageError
 from ...services.placing import PlacementOptions
 from ...services.ports import AdminPort
 from ...services.reassign import (
+    RunOptions,
+    audited_run,
     human_bytes,
     move_summary,
+    plan_given,
     plan_move_off,
     plan_replication_factor,
     released_words,
@@ -49,7 +60,7 @@ class ReassignScreen(KafkaScreen):
     """`kind`: "factor" (a new replication factor) or "broker" (move off a broker id)."""
 
     profile: Profile
-    CHANGE_ACTIONS = frozenset({"apply"})
+    CHANGE_ACTIONS = frozenset({"apply", "rollback"})
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "ctrl+s",
@@ -64,6 +75,13 @@ class ReassignScreen(KafkaScreen):
             "Cancel / back",
             id="reassign.cancel",
             tooltip="Cancel the running reassignment (and remove its throttles), or go back",
+        ),
+        Binding(
+            "ctrl+z",
+            "rollback",
+            "Roll back",
+            id="reassign.rollback",
+            tooltip="Put the replicas back as the rollback file of the last run has them",
         ),
     ]
 
@@ -83,6 +101,7 @@ class ReassignScreen(KafkaScreen):
         self.finished = False
         self.cancel_requested = asyncio.Event()
         self.ready = asyncio.Event()  # the snapshot and sizes are read
+        self.rollback_file: str | None = None  # the replicas before the last run
 
     def compose(self) -> ComposeResult:
         yield Static(f"Reassign {self.topic}", id="reassign-header", markup=False)
@@ -218,11 +237,27 @@ class ReassignScreen(KafkaScreen):
         for widget in self.query(Input).results():
             widget.disabled = True
         throttle = replication_throttle(rate, [plan]) if rate else None
+        what = "replication-factor" if self.kind == "factor" else "reassign"
+        try:
+            path = rollback.write(what, ((self.topic, m.partition, m.before) for m in plan.moves))
+        except OSError as exc:
+            self.running = False
+            for widget in self.query(Input).results():
+                widget.disabled = False
+            self.notify(
+                f"The rollback file could not be written in {rollback.folder()} "
+                f"({exc.strerror or exc}). Set ${rollback.ENV} to a writable folder.",
+                title="Not started",
+                severity="error",
+            )
+            return
+        self.rollback_file = str(path)
         try:
             if throttle is not None:
                 await self.admin.set_replication_throttle(throttle)
             moves = [PartitionMove(self.topic, m.partition, list(m.after)) for m in plan.moves]
-            answers = await self.admin.alter_partition_reassignments(moves)
+            with audit.operation(f"topics {what}"), audit.rollback_file(str(path)):
+                answers = await self.admin.alter_partition_reassignments(moves)
             refused = [a for a in answers if not a.ok]
             if refused:
                 self.notify(
@@ -254,8 +289,61 @@ class ReassignScreen(KafkaScreen):
         text = move_summary(plan, self.bytes_to_move(plan), False)
         if refused:
             text += f" {len(refused)} partition(s) refused."
-        self._status(text + (" Throttles removed." if throttle else ""))
+        self._status(text + (" Throttles removed." if throttle else "") + self._rollback_words())
         self.notify(text, title="Reassignment done")
+
+    def _rollback_words(self) -> str:
+        if self.rollback_file is None:
+            return ""
+        return f"\nRollback file: {self.rollback_file} (ctrl+z rolls back)"
+
+    def action_rollback(self) -> None:
+        if self.running:
+            return
+        if self.rollback_file is None:
+            self.notify("No run yet: nothing to roll back.", severity="warning")
+            return
+        self.roll_back(self.rollback_file)
+
+    @work(exclusive=True, group="reassign-run", exit_on_error=False)
+    async def roll_back(self, path: str) -> None:
+        """Confirm, then reassign as the rollback file says (the CLI's
+        `topics reassign --reassignment-json-file` path: its own rollback file, audited)."""
+        if not await self.app.push_screen_wait(RollbackConfirm(path)):
+            return
+        self.running = True
+        bar = self.query_one("#reassign-progress", ProgressBar)
+        bar.display = True
+
+        def progress(done: int, of: int, copied: int, total: int) -> None:
+            bar.update(total=total or of, progress=copied if total else done)
+            self._status(f"Rolling back: {done}/{of} partitions done.")
+
+        try:
+            targets = rollback.read(Path(path))
+            snapshot = await take_snapshot(self.admin, zookeeper=self.profile.zookeeper_connect)
+            plans = [plan_given(snapshot, t, parts) for t, parts in targets.items()]
+            outcomes = await audited_run(
+                "reassign", self.admin, snapshot, plans, RunOptions(), progress
+            )
+        except (AdminError, UsageError) as exc:
+            text = exc.message if isinstance(exc, AdminError) else str(exc)
+            self.notify(text, title="Rollback failed", severity="error")
+            return
+        finally:
+            self.running = False
+        failed = [o for o in outcomes if not o.ok]
+        if failed:
+            text = " ".join(f"Error ({o.error}): {o.message}" for o in failed)
+            self._status(text)
+            self.notify(text, title="Rollback failed", severity="error")
+            return
+        self.finished = True
+        self.rollback_file = next((o.rollback_file for o in outcomes if o.rollback_file), None)
+        text = "Rolled back: " + " ".join(o.message for o in outcomes)
+        self._status(text + self._rollback_words())
+        self.notify(text, title="Rollback done")
+        self.load()
 
     async def _follow(
         self,
@@ -335,5 +423,37 @@ class ReassignScreen(KafkaScreen):
                 f"Cancelled: {len(reverted)} partition(s) keep their original replicas"
                 f"{f', {done} had finished' if done else ''}. {released_words(released)}"
             )
-        self._status(text)
+        self._status(text + self._rollback_words())
         self.notify(text, title="Reassignment cancelled", severity="warning")
+
+
+class RollbackConfirm(ModalScreen[bool]):
+    """Roll back to the replicas a rollback file holds?"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="rollback-dialog", classes="dialog"):
+            yield Label("Roll back the reassignment?", classes="dialog-title", markup=False)
+            yield Label(
+                f"The replicas go back to those in {self.path}, as "
+                f"`kafka-tui topics reassign --reassignment-json-file` does.",
+                markup=False,
+            )
+            with Horizontal(classes="buttons"):
+                yield Button("Roll back", variant="warning", id="rollback-yes")
+                yield Button("Cancel", id="rollback-no")
+
+    def on_mount(self) -> None:
+        self.query_one("#rollback-yes", Button).focus()
+
+    @on(Button.Pressed)
+    def pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "rollback-yes")
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)

@@ -1,0 +1,116 @@
+"""Topic configs for plans as desired state (issue 32): each config with the value it would
+have without the topic's override (DescribeConfigs' synonyms), and a wait until every live
+broker shows a config change.
+
+Why the wait: in KRaft a broker answers DescribeConfigs about a topic from its own copy of
+the metadata log, which applies a committed IncrementalAlterConfigs some time after the
+controller answered; a read that lands on another broker (the next command connects
+afresh) could still show the old overrides. ZooKeeper-mode brokers read topic configs from
+ZooKeeper itself, so there the first poll already agrees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from . import protocol
+from .batches import batched, from_code
+from .connection import AdminConnection, poll_until
+from .model import ConfigEntry, ConfigSource, TopicResult
+
+# Topics per DescribeConfigs request: every config with its synonyms is ~6 KB a topic.
+CONFIG_BATCH = 100
+
+
+class ConfigWithDefault(NamedTuple):
+    entry: ConfigEntry
+    default: str | None  # the value underneath an override (its next synonym); None: unknown
+
+
+class _DescribeWithSynonyms(protocol.DescribeConfigsRequest):
+    """DescribeConfigs v4 asking for synonyms: an override's list goes on with the broker
+    values it hides, the first of them being what the topic has without it."""
+
+    def build(self, request_struct_class: type[Any]) -> Any:
+        resources: Any = [(kind, name, self.keys, {}) for kind, name in self.resources]
+        return request_struct_class(resources, True, False, {})
+
+
+_DescribeWithSynonyms._CLASSES = protocol.DescribeConfigsRequest._CLASSES
+
+
+def _source(code: int) -> ConfigSource:
+    return ConfigSource(code) if code in ConfigSource._value2member_map_ else ConfigSource.UNKNOWN
+
+
+class AdminConfigs(AdminConnection):
+    async def topic_configs_with_defaults(
+        self, names: Sequence[str]
+    ) -> tuple[dict[str, dict[str, ConfigWithDefault]], list[TopicResult]]:
+        """Every config of each topic, with the value underneath an override."""
+        found: dict[str, dict[str, ConfigWithDefault]] = {}
+        errors: list[TopicResult] = []
+        for batch in batched(list(dict.fromkeys(names)), CONFIG_BATCH):
+            request = _DescribeWithSynonyms([(protocol.RESOURCE_TOPIC, t) for t in batch])
+            response = (await self._send_about(request, batch)).to_object()
+            for result in response["results"]:
+                name = result["resource_name"]
+                if result["error_code"]:
+                    errors.append(from_code(name, result["error_code"], result["error_message"]))
+                    continue
+                found[name] = {c["name"]: _with_default(c) for c in result["configs"]}
+        return found, errors
+
+    async def wait_for_topic_configs(
+        self, expected: Mapping[str, Mapping[str, str | None]], deadline: float
+    ) -> set[str]:
+        """Poll every live broker until each shows `expected` (topic -> key -> override
+        value; None: no override); returns the topics some broker still shows otherwise
+        when `deadline` (monotonic) passes."""
+        pending = {t: dict(keys) for t, keys in expected.items() if keys}
+        behind: set[str] = set(pending)
+
+        async def check() -> bool | None:
+            behind.clear()
+            nodes = sorted(b.nodeId for b in self.client.cluster.brokers())
+            for node, names in ((n, b) for n in nodes for b in batched(sorted(pending), 500)):
+                keys = sorted({k for t in names for k in pending[t]})
+                request = protocol.DescribeConfigsRequest(
+                    [(protocol.RESOURCE_TOPIC, t) for t in names], keys
+                )
+                response = (await self._send(request, node, retry=False)).to_object()
+                for result in response["results"]:
+                    name = result["resource_name"]
+                    shown = {
+                        c["name"]: c["value"]
+                        for c in result["configs"]
+                        if c["config_source"] == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+                    }
+                    if result["error_code"] or any(
+                        shown.get(k) != v for k, v in pending.get(name, {}).items()
+                    ):
+                        behind.add(name)
+                if behind:
+                    return None
+            return True
+
+        if pending and await poll_until(check, deadline) is None:
+            return behind
+        return set()
+
+
+def _with_default(config: dict[str, Any]) -> ConfigWithDefault:
+    entry = ConfigEntry(
+        name=config["name"],
+        value=config["value"],
+        source=_source(config["config_source"]),
+        read_only=config["read_only"],
+        sensitive=config["is_sensitive"],
+    )
+    underneath = [
+        s["value"]
+        for s in config.get("synonyms") or []
+        if s["source"] != ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+    ]
+    return ConfigWithDefault(entry, underneath[0] if underneath else None)
