@@ -24,9 +24,10 @@ Spark job and the tests import them from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Literal
 
+from kafka_tui.planning.config_diff import config_diff
 from kafka_tui.planning.placement import MAX_PLACED_REPLICAS, MODES, Broker, Load, Mode, Request
 from kafka_tui.planning.plan_document import plan_in_process, run_group, write_document
 from kafka_tui.planning.plan_model import (
@@ -100,45 +101,68 @@ def prepare(view: ClusterView, intents: Sequence[Intent], options: PlanOptions) 
     if options.mode not in MODES:
         raise ValueError(f"unknown mode {options.mode!r}")
     live = sum(b.live for b in view.brokers)
-    observed = len(view.brokers)
     warnings: list[str] = []
     rows: list[Row] = []
     skipped = 0
     normalized: dict[str, str] = {}
     for name in sorted(view.topics):
-        normalized.setdefault(name.replace(".", "_"), name)
+        normalized.setdefault(metric_name(name), name)
     seen: set[str] = set()
     for intent in intents:
-        row_warnings = _config_warnings(intent)
-        twin = normalized.get(intent.topic.replace(".", "_"))
-        if twin is not None and twin != intent.topic:
-            row_warnings.append(f"'{intent.topic}' and '{twin}' collide on '.'/'_' in metric names")
-        normalized.setdefault(intent.topic.replace(".", "_"), intent.topic)
-        if intent.topic in seen:
-            rows.append(_refused(intent, options, "INVALID_REQUEST", "listed twice in the plan"))
-            continue
+        twin = normalized.setdefault(metric_name(intent.topic), intent.topic)
+        row = prepare_row(view, intent, options, live, twin, intent.topic in seen)
         seen.add(intent.topic)
-        existing = view.topics.get(intent.topic)
-        row = (
-            _create_row(view, intent, options, row_warnings)
-            if existing is None
-            else _grow_row(view, existing, intent, options, row_warnings)
-        )
         if row is None:
             skipped += 1
-            warnings.append(
-                f"'{intent.topic}' already has {intent.partitions} partitions: nothing to do"
-            )
+            warnings.append(skipped_warning(intent))
             continue
-        factor = row.request.replication_factor
-        if row.error is None and factor > observed:
-            row = _with_warning(row, f"replication factor {factor} > {observed} brokers")
-        elif row.error is None and factor > live:
-            row = _with_warning(row, f"replication factor {factor} > {live} live brokers")
         rows.append(row)
     warnings.extend(f"{r.topic}: {w}" for r in rows for w in r.warnings)
     groups = _groups(view.brokers, rows, view.load, max(1, options.group_partitions))
     return Prepared(view.brokers, view.load, groups, tuple(warnings), options, skipped)
+
+
+def metric_name(topic: str) -> str:
+    """Kafka's metrics spell '.' as '_': topics equal under it collide there."""
+    return topic.replace(".", "_")
+
+
+def skipped_warning(intent: Intent) -> str:
+    return f"'{intent.topic}' already has {intent.partitions} partitions: nothing to do"
+
+
+def prepare_row(
+    view: ClusterView,
+    intent: Intent,
+    options: PlanOptions,
+    live: int,
+    twin: str,
+    duplicate: bool,
+) -> Row | None:
+    """One intent's row, as `prepare` makes it (None: nothing to do). `live`: the view's live
+    brokers; `twin`: the first topic (the cluster's, by name, then the plan's, in order) with
+    the same metric name; `duplicate`: the topic is on an earlier row. The Spark job's streamed
+    path works these out over the whole file and calls this on executors."""
+    row_warnings = _config_warnings(intent)
+    if twin != intent.topic:
+        row_warnings.append(f"'{intent.topic}' and '{twin}' collide on '.'/'_' in metric names")
+    if duplicate:
+        return _refused(intent, options, "INVALID_REQUEST", "listed twice in the plan")
+    existing = view.topics.get(intent.topic)
+    row = (
+        _create_row(view, intent, options, row_warnings)
+        if existing is None
+        else _grow_row(view, existing, intent, options, row_warnings)
+    )
+    if row is None:
+        return None
+    factor = row.request.replication_factor
+    observed = len(view.brokers)
+    if row.error is None and factor > observed:
+        row = _with_warning(row, f"replication factor {factor} > {observed} brokers")
+    elif row.error is None and factor > live:
+        row = _with_warning(row, f"replication factor {factor} > {live} live brokers")
+    return row
 
 
 def _config_warnings(intent: Intent) -> list[str]:
@@ -202,8 +226,7 @@ def _grow_row(
 ) -> Row | None:
     current = len(existing.partitions)
     factor = existing.replication_factor
-    if intent.configs:
-        warnings.append("exists: a plan does not change configs (use topics configs)")
+    changes = () if existing.configs is None else config_diff(intent.configs, existing.configs)
     if intent.replication_factor not in (None, factor):
         return _refused(
             intent,
@@ -213,8 +236,22 @@ def _grow_row(
             "(a plan grows a topic, it does not change its replication factor)",
         )
     total = intent.partitions if intent.partitions is not None else current
-    if total == current:
+    if total == current and not changes:
         return None
+    if total == current:
+        request = Request(intent.topic, 0, factor, existing=existing.partitions)
+        mode = row_mode(options, intent)
+        return Row(
+            intent.topic,
+            "configs",
+            total,
+            request,
+            mode,
+            intent.configs,
+            intent.min_required,
+            tuple(warnings),
+            config_changes=changes,
+        )
     if total < current:
         return _refused(
             intent,
@@ -237,36 +274,79 @@ def _grow_row(
         total,
         request,
         row_mode(options, intent),
-        (),
+        intent.configs,
         intent.min_required,
         tuple(warnings),
+        config_changes=changes,
     )
 
 
 def _groups(
     brokers: Sequence[Broker], rows: Sequence[Row], load: Load, size: int
 ) -> tuple[Group, ...]:
-    chunks: list[list[Row]] = [[]]
-    weights: list[int] = [0]
-    count = 0
-    for row in rows:
-        if count >= size:
+    chunks: list[list[Row]] = []
+    for row, index in zip(
+        rows, group_indexes((row_partitions(r) for r in rows), size), strict=True
+    ):
+        if index == len(chunks):
             chunks.append([])
-            weights.append(0)
-            count = 0
         chunks[-1].append(row)
-        if row.error is None:
-            count += row.request.partitions
-            weights[-1] += row.request.partitions * row.request.replication_factor
-    if len(chunks) == 1:
-        return (Group(0, tuple(chunks[0]), load),)
+    if not chunks:
+        chunks = [[]]
+    settle = RowUnits(brokers)
+    weights = [sum(row_weight(r) for r in chunk) for chunk in chunks]
+    units = [_summed(settle(r) for r in chunk) for chunk in chunks]
+    loads = group_loads(brokers, load, weights, units)
+    return tuple(Group(i, tuple(chunk), loads[i]) for i, chunk in enumerate(chunks))
+
+
+def row_partitions(row: Row) -> int:
+    """What a row counts toward its group's size: its new partitions (none if refused)."""
+    return row.request.partitions if row.error is None else 0
+
+
+def row_weight(row: Row) -> int:
+    """A row's new replicas, which share out the cluster's load between the groups."""
+    return row.request.partitions * row.request.replication_factor if row.error is None else 0
+
+
+def group_indexes(partitions: Iterable[int], size: int) -> Iterator[int]:
+    """Each row's group, rows in plan order: a group ends once it holds `size` partitions."""
+    index = count = 0
+    for number in partitions:
+        if count >= size:
+            index += 1
+            count = 0
+        count += number
+        yield index
+
+
+Units = tuple[int, int, int, int]  # replicas anywhere, on live, on offline brokers; leaders
+
+
+def _summed(units: Iterable[Units]) -> Units:
+    anywhere = on_live = on_offline = leaders = 0
+    for a, b, c, d in units:
+        anywhere, on_live, on_offline, leaders = (
+            anywhere + a,
+            on_live + b,
+            on_offline + c,
+            leaders + d,
+        )
+    return anywhere, on_live, on_offline, leaders
+
+
+def group_loads(
+    brokers: Sequence[Broker], load: Load, weights: Sequence[int], units: Sequence[Units]
+) -> list[Load]:
+    """Each group's share of the cluster's `load`, settled (`_Settle`), from each group's
+    weight (`row_weight`) and units (`RowUnits`) summed over its rows."""
+    if len(weights) == 1:
+        return [load]
     replicas = _apportion(load.replicas, weights)
     leaders = _apportion(load.leaders, weights)
     settle = _Settle(brokers)
-    return tuple(
-        Group(i, tuple(chunk), settle.load_for(Load(replicas[i], leaders[i]), chunk))
-        for i, chunk in enumerate(chunks)
-    )
+    return [settle.load_for(Load(replicas[i], leaders[i]), units[i]) for i in range(len(weights))]
 
 
 def _apportion(counts: dict[int, int], weights: Sequence[int]) -> list[dict[int, int]]:
@@ -310,18 +390,10 @@ class _Settle:
         self.offline = [b.id for b in ordered if not b.live]
         self.extras: dict[_Kind, dict[int, int]] = {"replicas": {}, "leaders": {}}
 
-    def load_for(self, share: Load, rows: Iterable[Row]) -> Load:
-        """`share` (the group's part of the cluster's load) with the group's phantoms."""
-        anywhere = on_live = on_offline = leaders = 0
-        for row in rows:
-            counts = self._per_partition(row)
-            if counts is None:
-                continue
-            partitions = row.request.partitions
-            anywhere += partitions * counts[0]
-            on_live += partitions * counts[1]
-            on_offline += partitions * counts[2]
-            leaders += partitions
+    def load_for(self, share: Load, summed: Units) -> Load:
+        """`share` (the group's part of the cluster's load) with the group's phantoms;
+        `summed`: its rows' `RowUnits`, summed."""
+        anywhere, on_live, on_offline, leaders = summed
         fills: list[tuple[list[int], int, _Kind]] = [
             (self.observed, anywhere, "replicas"),
             (self.live, on_live, "replicas"),
@@ -366,6 +438,26 @@ class _Settle:
         if row.mode == "enabled_prefer_observed":
             return (min(factor, len(self.observed)), 0, 0)
         return (0, min(factor, live), min(factor - min(factor, live), len(self.offline)))
+
+
+class RowUnits:
+    """What a row adds to its group's even fill (`_Settle`): its new replicas anywhere, on
+    live and on offline brokers, and its leaders; zeros for a row the placer refuses."""
+
+    def __init__(self, brokers: Sequence[Broker]) -> None:
+        self._settle = _Settle(brokers)
+
+    def __call__(self, row: Row) -> Units:
+        counts = self._settle._per_partition(row)
+        if counts is None:
+            return 0, 0, 0, 0
+        partitions = row.request.partitions
+        return (
+            partitions * counts[0],
+            partitions * counts[1],
+            partitions * counts[2],
+            partitions,
+        )
 
 
 def _water_line(

@@ -216,6 +216,81 @@ def _csv_intents(name: str, text: str) -> list[Intent]:
     return intents
 
 
+def csv_header(name: str, line: int, raw: str) -> tuple[list[str], list[PlanFileError]]:
+    """A CSV plan's header read apart (the Spark job's reader, one line at a time): its
+    columns and its problems, as `_csv_intents` words them."""
+    fields = next(csv.reader([raw]), [])
+    header = [f.strip() for f in fields]
+    errors = []
+    expected = ", ".join(COLUMNS)
+    for h, place in zip(header, _csv_places(raw, 0, line, fields), strict=True):
+        if h not in COLUMNS:
+            message = f"unknown column '{h}' (expected {expected})"
+            errors.append(PlanFileError(name, *place, message))
+    if "topic" not in header:
+        errors.append(PlanFileError(name, line, 1, "the header needs a 'topic' column"))
+    return header, errors
+
+
+def csv_is_skipped(raw: str) -> bool:
+    """A line `_csv_intents` passes over: blank, or a comment."""
+    return raw.lstrip()[:1] == "#" or not raw.strip()
+
+
+def csv_line(
+    name: str, header: list[str], line: int, raw: str
+) -> Intent | list[PlanFileError] | None:
+    """One line of a CSV plan read apart (the Spark job's reader): its intent, its problems
+    (worded and placed as `_csv_intents` does), or None for a blank or comment line. A record
+    is one line here: a quoted field running past the line's end is an error."""
+    open_at = _open_quote(raw)
+    if open_at is not None:
+        message = (
+            "a quoted field runs past the end of the line: the Spark reader reads one record "
+            "per line (quoted line breaks: --engine local)"
+        )
+        return [PlanFileError(name, line, open_at + 1, message)]
+    try:
+        fields = next(csv.reader([raw]), [])
+    except csv.Error as exc:
+        return [PlanFileError(name, line, 1, f"not CSV: {exc}")]
+    head = fields[0].lstrip() if fields else ""
+    if head[:1] == "#" or not (head or any(f.strip() for f in fields)):
+        return None
+    places = _csv_places(raw, 0, line, fields)
+    if len(fields) > len(header):
+        message = f"{len(fields)} fields, header has {len(header)}"
+        return [PlanFileError(name, *places[len(header)], message)]
+    cells: dict[str, Cell] = {
+        key: (value, *place)
+        for key, value, place in zip(header, fields, places, strict=False)
+        if value.strip()
+    }
+    errors: list[PlanFileError] = []
+    intent = _intent(name, line, 1, cells, errors)
+    return sorted(errors, key=lambda e: (e.line, e.column)) if errors else intent
+
+
+def _open_quote(raw: str) -> int | None:
+    """Where a quoted field that does not end on this line starts (csv's default dialect)."""
+    position = 0
+    while position <= len(raw):
+        if raw[position : position + 1] == '"':
+            start, position = position, position + 1
+            while True:
+                if position >= len(raw):
+                    return start
+                if raw[position] == '"':
+                    if raw[position + 1 : position + 2] != '"':
+                        break
+                    position += 1
+                position += 1
+        while position < len(raw) and raw[position] != ",":
+            position += 1
+        position += 1
+    return None
+
+
 # The most distinct rows `_csv_intents` remembers: beyond, rows are checked field by field.
 _SEEN_MOST = 10_000
 
@@ -314,22 +389,39 @@ def _json_lines(name: str, text: str) -> list[Intent]:
     errors: list[PlanFileError] = []
     # JSON lines end at \n only; JSON strings may hold U+2028 and friends
     for number, raw in enumerate(text.split("\n"), start=1):
-        start = _skip(raw, 0)
-        if start == len(raw):
-            continue
-        try:
-            value, end = _DECODER.raw_decode(raw, start)
-            if _skip(raw, end) != len(raw):
-                raise _NotJson
-        except RecursionError as exc:
-            errors.append(PlanFileError(name, number, 1, _unreadable(exc)))
-            continue
-        except (_NotJson, ValueError):  # json.JSONDecodeError is a ValueError
-            errors.append(_json_error(name, raw, number))
-            continue
-        if not _good_row(name, value, intents):
-            _placed_row(name, raw, start, value, _Places(raw, 0, number), errors)
+        _json_line(name, number, raw, intents, errors)
     return _done(intents, errors)
+
+
+def json_line(name: str, line: int, raw: str) -> Intent | list[PlanFileError] | None:
+    """One line of a JSON lines plan read apart (the Spark job's reader): its intent, its
+    problems as `_json_lines` words them, or None for a blank line."""
+    intents: list[Intent] = []
+    errors: list[PlanFileError] = []
+    _json_line(name, line, raw, intents, errors)
+    if errors:
+        return sorted(errors, key=lambda e: (e.line, e.column))
+    return intents[0] if intents else None
+
+
+def _json_line(
+    name: str, number: int, raw: str, intents: list[Intent], errors: list[PlanFileError]
+) -> None:
+    start = _skip(raw, 0)
+    if start == len(raw):
+        return
+    try:
+        value, end = _DECODER.raw_decode(raw, start)
+        if _skip(raw, end) != len(raw):
+            raise _NotJson
+    except RecursionError as exc:
+        errors.append(PlanFileError(name, number, 1, _unreadable(exc)))
+        return
+    except (_NotJson, ValueError):  # json.JSONDecodeError is a ValueError
+        errors.append(_json_error(name, raw, number))
+        return
+    if not _good_row(name, value, intents):
+        _placed_row(name, raw, start, value, _Places(raw, 0, number), errors)
 
 
 def _json_document(name: str, text: str) -> list[Intent]:
@@ -663,11 +755,13 @@ def _row_json(row: Row) -> list[Any]:
         list(row.warnings),
         row.error,
         row.message,
+        [list(c) for c in row.config_changes],
     ]
 
 
 def _row_from(data: list[Any]) -> Row:
-    topic, action, total, q, mode, configs, minimum, warnings, error, message = data
+    topic, action, total, q, mode, configs, minimum, warnings, error, message = data[:10]
+    changes = data[10] if len(data) > 10 else []
     request = Request(topic, q[0], q[1], q[2], tuple(tuple(p) for p in q[3]))
     return Row(
         topic,
@@ -680,6 +774,7 @@ def _row_from(data: list[Any]) -> Row:
         tuple(warnings),
         error,
         message,
+        tuple((k, before, after) for k, before, after in changes),
     )
 
 
@@ -696,7 +791,7 @@ _NUMBER = (int, float)
 _STAT = {"min": _NUMBER, "max": _NUMBER, "avg": _NUMBER, "std": _NUMBER, "max_avg": _NUMBER}
 _SAVED_TOPIC = {
     "topic": str,
-    "action": frozenset({"create", "grow"}),
+    "action": frozenset({"create", "grow", "configs"}),
     "partitions": (int, type(None)),
     "replication_factor": (int, type(None)),
     "assignment": [[_INT]],
@@ -707,6 +802,7 @@ _SAVED_TOPIC = {
     "min_required_replication_factor?": (int, type(None)),
     "placeholder_racks?": [[(str, type(None))]],
     "remedies?": [{"settings": [[str]], "purpose": str}],
+    "config_changes?": [{"key": str, "before": (str, type(None)), "after": (str, type(None))}],
 }
 _SAVED_PLAN = {
     "engine": str,
@@ -839,6 +935,8 @@ def _saved_topics(text: str, document: dict[str, Any], found: list[tuple[int, st
             problem = "a planned topic needs partitions and replication_factor >= 1"
         elif entry["action"] == "create" and len(lists) != partitions:
             problem = f"{len(lists)} replica lists for {partitions} partitions"
+        elif entry["action"] == "configs" and lists:
+            problem = "a config change places no replica"
         elif entry["action"] == "grow" and not 0 < len(lists) < partitions:
             problem = f"{len(lists)} new replica lists to grow to {partitions} partitions"
         elif any(len(replicas) != factor for replicas in lists):

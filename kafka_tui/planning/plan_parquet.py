@@ -47,17 +47,44 @@ def parse_rows(name: str, text: str) -> list[Intent]:
     try:
         return plan_io.intents_from_records(name, _records(name, columns, lines[1:]))
     except plan_io.PlanFileErrors as exc:
-        errors: list[plan_io.PlanFileError] = [
-            ParquetRowError(
-                e.file,
-                e.line,
-                e.column,
-                e.message,
-                columns[e.column - 1] if 0 < e.column <= len(columns) else "",
-            )
-            for e in exc.errors
-        ]
-        raise plan_io.PlanFileErrors(errors) from None
+        raise plan_io.PlanFileErrors(_worded(columns, exc.errors)) from None
+
+
+def _worded(columns: list[str], errors: list[plan_io.PlanFileError]) -> list[plan_io.PlanFileError]:
+    return [
+        ParquetRowError(
+            e.file,
+            e.line,
+            e.column,
+            e.message,
+            columns[e.column - 1] if 0 < e.column <= len(columns) else "",
+        )
+        for e in errors
+    ]
+
+
+def schema_errors(name: str, columns: list[str]) -> list[plan_io.PlanFileError]:
+    """The problems of a Parquet plan's columns (row 0), as `parse_rows` reports them."""
+    found = [e for e in _records(name, columns, []) if isinstance(e, plan_io.PlanFileError)]
+    return _worded(columns, found)
+
+
+def check_row(
+    name: str, columns: list[str], row: int, values: list[object]
+) -> Intent | list[plan_io.PlanFileError]:
+    """One row of a Parquet plan read apart (the Spark job's streamed reader; `row` 1-based,
+    in the file's order): its intent or its problems, as `parse_rows` words them."""
+    topic_column = columns.index("topic") + 1
+    cells: dict[str, plan_io.Cell] = {
+        column: (value, row, index)
+        for index, (column, value) in enumerate(zip(columns, values, strict=True), start=1)
+        if column in plan_io.COLUMNS and _given(value)
+    }
+    try:
+        (intent,) = plan_io.intents_from_records(name, iter([(row, topic_column, cells)]))
+    except plan_io.PlanFileErrors as exc:
+        return _worded(columns, exc.errors)
+    return intent
 
 
 def _records(

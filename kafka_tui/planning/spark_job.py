@@ -299,6 +299,32 @@ def run_read(
     _progress(progress, "done", 1, 1)
 
 
+def run_stream(
+    plan: str,
+    job_path: Path,
+    output: Path,
+    master: str,
+    progress: TextIO,
+    conf: dict[str, str] | None = None,
+) -> None:
+    """A plan file read, placed and written as a parts directory by Spark (`spark_parts.py`):
+    OUT/topics/ by the executors, OUT/summary.json last (its presence means done)."""
+    from kafka_tui.planning import spark_parts
+
+    job = json.loads(job_path.read_text())
+    _progress(progress, "session", 0, 1)
+    with tempfile.TemporaryDirectory(prefix="kafka-tui-spark-") as folder:
+        spark = _session(master, Path(folder), conf or {})
+        try:
+            _progress(progress, "session", 1, 1)
+            show = spark_parts.progress_to(progress)
+            summary = spark_parts.stream_plan(spark, plan, job, output, show)
+            spark_parts.write_summary(output, summary)
+        finally:
+            spark.stop()
+    _progress(progress, "done", 1, 1)
+
+
 def _in_order(frame: Any, progress: TextIO, total: int) -> Iterator[tuple[str, Tally]]:
     ordered = frame.sortWithinPartitions("index").toLocalIterator()
     for done, row in enumerate(ordered, start=1):
@@ -329,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--input", type=Path, help="a prepared plan to place")
     what.add_argument("--read-parquet", metavar="PLAN", help="a Parquet plan file to read")
+    what.add_argument("--stream", metavar="PLAN", help="a plan file to read, place and write")
+    parser.add_argument("--job", type=Path, help="--stream: the cluster and options (JSON)")
     parser.add_argument("--output", type=Path, required=True)
     parser.add_argument("--master", default="local[*]")
     parser.add_argument(
@@ -346,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.read_parquet:
             run_read(args.read_parquet, args.output, args.master, progress, conf)
+        elif args.stream:
+            run_stream(args.stream, args.job, args.output, args.master, progress, conf)
         else:
             run(args.input, args.output, args.master, progress, conf)
     except (Cancelled, KeyboardInterrupt) as exc:

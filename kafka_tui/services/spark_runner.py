@@ -1,5 +1,6 @@
 """The Spark planning job as a subprocess: the one runner `plan preview --engine spark` and
-the TUI's plan screen share, also the reader of Parquet plan files (`read_parquet_plan`). Its
+the TUI's plan screen share, also the reader of Parquet plan files (`read_parquet_plan`) and
+the streamed path for plans above `plan_parts.STREAM_ROWS` rows (`run_streamed_job`). Its
 JSON progress lines go to `show`; cancelling the caller ends the job (SIGTERM — it stops its
 Spark session and exits 130 — then SIGKILL if slow). `conf` is Spark settings (a profile's
 `[spark]` table, `--spark-conf KEY=VALUE`) for the job's session."""
@@ -8,14 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from ..paths import user_path
-from ..planning import plan_io, plan_parquet
+from ..planning import plan_io, plan_parquet, plan_parts
 from ..planning.plan import Intent, Prepared
 
 TERMINATE_SECONDS = 10.0  # then the job is killed
@@ -67,6 +70,38 @@ async def read_parquet_plan(
         shutil.rmtree(folder, ignore_errors=True)
 
 
+async def run_streamed_job(
+    plan: str,
+    job: dict[str, Any],
+    output: Path,
+    master: str,
+    show: Show,
+    started: Callable[[asyncio.subprocess.Process], None] = lambda _: None,
+    conf: Mapping[str, str] | None = None,
+) -> tuple[dict[str, Any] | None, str | None]:
+    """A plan file read, placed and written by Spark as the parts directory `output` (which
+    must not exist; `plan_parts.py`): (its summary, None), or (None, why the job failed). The
+    plan's rows never come here: only the summary is read."""
+    folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
+    try:
+        job_file = folder / "job.json"
+        await asyncio.to_thread(job_file.write_text, json.dumps(job))
+        args = ["--stream", _absolute(plan), "--job", str(job_file), *_conf_args(conf)]
+        where = Path(_absolute(str(output)))
+        _, failure = await _run_job(args, folder, master, show, started, where)
+        if failure is not None:
+            return None, failure
+        text = await asyncio.to_thread((output / plan_parts.SUMMARY).read_text)
+        return json.loads(text), None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _absolute(path: str) -> str:
+    """A local path made absolute (the job runs elsewhere); a URI (hdfs://, s3a://) as is."""
+    return path if "://" in path else os.path.abspath(path)
+
+
 def _conf_args(conf: Mapping[str, str] | None) -> list[str]:
     return [arg for key, value in (conf or {}).items() for arg in ("--conf", f"{key}={value}")]
 
@@ -77,9 +112,12 @@ async def _run_job(
     master: str,
     show: Show,
     started: Callable[[asyncio.subprocess.Process], None],
+    output: Path | None = None,
 ) -> tuple[str | None, str | None]:
+    """(the job's output file's text, or "" when it wrote `output`, a folder; None) or
+    (None, why it failed)."""
     log = spark_log_path()
-    result = folder / "result"
+    result = output or folder / "result"
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w") as stderr:
         process = await asyncio.create_subprocess_exec(
@@ -102,6 +140,8 @@ async def _run_job(
             raise
     if process.returncode != 0 or failure:
         return None, failure or f"exit {process.returncode}"
+    if output is not None:
+        return "", None
     return await asyncio.to_thread(result.read_text), None
 
 

@@ -1,0 +1,247 @@
+"""`plan preview|apply` for plans too big for one process (issue 29): a CSV, JSON lines or
+Parquet plan of more than `stream_rows()` rows (1,000,000; $KAFKA_TUI_PLAN_STREAM_ROWS) with
+`--engine spark` or `auto` is read, placed and written by the Spark job as a parts directory
+(a summary and the topic entries in part files); this process reads the summary only.
+`plan preview --save DIR` keeps the directory, `plan apply DIR` applies it a chunk at a time.
+
+`run` is the one hook `cli/plans.py` calls: None means "not a streamed plan, go on as usual".
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import json
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ..admin import KafkaAdmin
+from ..admin.placeholders import PlaceholderStore
+from ..config import Profile
+from ..paths import user_path
+from ..planning import plan_parts
+from ..planning.plan import PlanOptions
+from ..services import parsing
+from ..services import plan_parts as parts
+from ..services.plan_apply import broker_differences
+from ..services.plans import cluster_view
+from ..services.snapshot import Snapshot, take_snapshot
+from ..services.spark_runner import run_streamed_job, spark_log_path
+from .plan_output import progress_bar, stages
+from .topics import placement_options, zookeeper_of
+from .words import worded
+
+
+async def run(
+    args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_json: bool
+) -> int | None:
+    path = Path(args.plan)
+    if await asyncio.to_thread(parts.is_parts, path):
+        saved = await asyncio.to_thread(parts.read_summary, path)
+        return await _done(args, profile, admin, path, saved, as_json, None)
+    if args.engine == "local" or not parts.streamable(args.plan):
+        return None
+    try:
+        rows = await asyncio.to_thread(parts.count_rows, path)
+    except (OSError, ValueError):
+        return None  # the usual path words the problem
+    if rows <= parts.stream_rows():
+        return None
+    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+    snapshot = await take_snapshot(admin, zookeeper=zookeeper_of(args, profile), store=store)
+    kip409 = placement_options(args, profile)
+    options = PlanOptions(kip409.mode, kip409.min_required, max(1, args.group_partitions))
+    view = await cluster_view(admin, snapshot, sorted(snapshot.topics))
+    taken = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    job = plan_parts.job_to_json(view, options, admin.cluster_id, taken, args.plan)
+    folder, keep = await asyncio.to_thread(_output_folder, args)
+    from .plans import spark_conf  # cli/plans.py imports this module
+
+    with stages(as_json) as show:
+        summary, failure = await run_streamed_job(
+            args.plan, job, folder, args.spark_master, show, conf=spark_conf(args, profile)
+        )
+    try:
+        if summary is None:
+            print(
+                f"plan: the Spark job failed ({failure}); its log: {spark_log_path()}",
+                file=sys.stderr,
+            )
+            return 1
+        return await _done(args, profile, admin, folder, summary, as_json, snapshot)
+    finally:
+        if not keep:
+            await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
+def _output_folder(args: argparse.Namespace) -> tuple[Path, bool]:
+    """Where the job writes the parts, and whether they stay: `--save DIR` for a preview, the
+    plans folder for an apply (to resume from), else a temporary folder."""
+    if args.action == "preview" and args.save:
+        target = Path(args.save)
+        if target.exists():
+            raise parsing.UsageError(f"plan: --save {target}: it exists (parts need a new folder)")
+        return target, True
+    if args.action == "apply":
+        plans = user_path("KAFKA_TUI_PLANS", "XDG_STATE_HOME", ".local/state", "plans")
+        plans.mkdir(parents=True, exist_ok=True)
+        return plans / f"plan-{time.strftime('%Y%m%dT%H%M%S')}", True
+    return Path(tempfile.mkdtemp(prefix="kafka-tui-parts-")) / "plan", False
+
+
+async def _done(
+    args: argparse.Namespace,
+    profile: Profile,
+    admin: KafkaAdmin,
+    folder: Path,
+    summary: dict[str, Any],
+    as_json: bool,
+    snapshot: Snapshot | None,
+) -> int:
+    if "errors" in summary:
+        for error in summary["errors"]:
+            print(error, file=sys.stderr)
+        more = summary["errors_total"] - len(summary["errors"])
+        shown = f" ({more} more not shown)" if more > 0 else ""
+        print(
+            f"{args.plan}: {summary['errors_total']} error(s){shown}; nothing was sent.",
+            file=sys.stderr,
+        )
+        return 2
+    if args.action == "preview":
+        kept = args.save is not None or parts.is_parts(Path(args.plan))
+        if as_json:
+            document = {**summary, "parts": str(folder / summary["parts"]) if kept else None}
+            sys.stdout.write(json.dumps(document) + "\n")
+        else:
+            print_summary(summary, folder if kept else None)
+        return 0 if summary["stats"]["sanity"]["ok"] else 1
+    if profile.read_only:
+        return 1  # cli/plans.py refused already
+    return await _apply(args, profile, admin, folder, summary, as_json, snapshot)
+
+
+def print_summary(summary: dict[str, Any], folder: Path | None) -> None:
+    stats = summary["stats"]
+    where = f"; its parts: {folder}" if folder else ""
+    print(
+        f"Plan ({summary['engine']}, streamed): {summary['topics_count']} topic(s); "
+        f"{stats['partitions']} new partitions, {stats['new_replicas']} replicas{where}."
+    )
+    print("BROKER\tRACK\tLIVE\tREPLICAS before -> after\tLEADERS before -> after\tDEGREE")
+    for b in summary["brokers"]:
+        print(
+            f"{b['id']}\t{b['rack'] or '-'}\t{'yes' if b['live'] else 'NO'}\t"
+            f"{b['replicas_before']} -> {b['replicas_after']}\t"
+            f"{b['leaders_before']} -> {b['leaders_after']}\t{b['degree']}"
+        )
+    for key in ("replicas_after", "leaders_after"):
+        s = stats[key]
+        print(
+            f"{key.replace('_', ' ')} per live broker: min {s['min']} max {s['max']} "
+            f"avg {s['avg']} std {s['std']} max/avg {s['max_avg']}"
+        )
+    print(
+        f"Partitions whose replicas share a rack: {stats['same_rack_partitions']}; "
+        f"placeholders: {stats['placeholders']}; replicas on offline brokers: "
+        f"{stats['replicas_on_offline_brokers']}."
+    )
+    for w in summary["warnings"][:20]:
+        print(f"WARNING: {w}", file=sys.stderr)
+    left = len(summary["warnings"]) - 20 + summary.get("warnings_left_off", 0)
+    if left > 0:
+        print(f"... and {left} more warning(s) (in the topic entries).", file=sys.stderr)
+    if not stats["sanity"]["ok"]:
+        for problem in stats["sanity"]["problems"]:
+            print(f"SANITY: {problem}", file=sys.stderr)
+
+
+async def _apply(
+    args: argparse.Namespace,
+    profile: Profile,
+    admin: KafkaAdmin,
+    folder: Path,
+    summary: dict[str, Any],
+    as_json: bool,
+    snapshot: Snapshot | None,
+) -> int:
+    zookeeper = zookeeper_of(args, profile)
+    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+    if snapshot is None:
+        snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
+    made_for = (summary.get("cluster") or {}).get("id")
+    if made_for and admin.cluster_id and made_for != admin.cluster_id:
+        print(
+            f"plan apply: refused (CLUSTER_MISMATCH): the plan was made for cluster {made_for}; "
+            f"this is cluster {admin.cluster_id}. Preview the rows on this cluster instead.",
+            file=sys.stderr,
+        )
+        return 1
+    differences = broker_differences(summary, snapshot)
+    if differences:
+        print("plan apply: refused, the brokers changed since the preview:", file=sys.stderr)
+        for d in differences:
+            print(f"  {d}", file=sys.stderr)
+        print(
+            "Preview the plan file again (a parts directory is not planned again).", file=sys.stderr
+        )
+        return 1
+    if not summary["stats"]["sanity"]["ok"]:
+        raise parsing.UsageError("plan apply: the plan failed its own sanity check; not applied")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise parsing.UsageError("plan apply: not a terminal; pass --yes to apply")
+        if not _confirm(summary):
+            print("Nothing applied.", file=sys.stderr)
+            return 1
+    started = time.perf_counter()
+    try:
+        with progress_bar(as_json, "applying", summary["topics_count"]) as advance:
+            applied = await parts.apply_parts(
+                admin, snapshot, store, zookeeper, folder, summary, args.batch_size,
+                args.timeout_ms, advance,
+            )  # fmt: skip
+    except parts.PartsInterrupted as stop:
+        _report(stop.applied, as_json)
+        argv = [*args.argv]
+        argv[argv.index(args.plan)] = str(folder)
+        print(
+            f"plan apply: interrupted: {stop.cause.cause.message} Resume with: "
+            f"{shlex.join(['kafka-tui', *argv, *([] if '--yes' in argv else ['--yes'])])}",
+            file=sys.stderr,
+        )
+        return 2
+    if not as_json:
+        print(f"Applied in {time.perf_counter() - started:.1f}s.", file=sys.stderr)
+    return _report(applied, as_json)
+
+
+def _confirm(summary: dict[str, Any]) -> bool:
+    try:
+        answer = input(
+            f"Apply {summary['topics_count']} topic(s), "
+            f"{summary['stats']['partitions']} new partitions? [y/N] "
+        )
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _report(applied: parts.PartsApplied, as_json: bool) -> int:
+    """Counts and the failed topics (a streamed plan's ok topics are too many to list)."""
+    if as_json:
+        failed = [worded(r).to_json() for r in applied.failed]
+        line = {"ok": applied.ok, "failed": applied.failed_total, "failures": failed}
+        sys.stdout.write(json.dumps(line) + "\n")
+    else:
+        for r in applied.failed:
+            r = worded(r)
+            print(f"Error ({r.error}): {r.message}", file=sys.stderr)
+        print(f"{applied.ok} topic(s) as planned, {applied.failed_total} failed.")
+    return 0 if not applied.failed_total else 1
