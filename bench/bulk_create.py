@@ -137,7 +137,7 @@ async def _views(bootstrap: str, names: list[str]) -> list[set[str]]:
             # Names only: decoding 6,000 partitions from each broker twice a second took CPU
             # the brokers applying the change needed on a 2-core machine.
             metadata = await admin._metadata(names, node, partitions=False)
-            views.append({t["name"] for t in metadata["topics"] if not t["error_code"]})
+            views.append({t.name for t in metadata.topics if not t.error_code})
         return views
 
 

@@ -89,9 +89,7 @@ async def _views(bootstrap: str, names: list[str]) -> list[dict[str, int]]:
         views = []
         for node in sorted(b.nodeId for b in admin.client.cluster.brokers()):
             metadata = await admin._metadata(names, node)
-            views.append(
-                {t["name"]: len(t["partitions"]) for t in metadata["topics"] if not t["error_code"]}
-            )
+            views.append({t.name: len(t.partitions) for t in metadata.topics if not t.error_code})
         return views
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from . import protocol
 from .errors import AdminError, KafkaRequestError, sentence
@@ -32,8 +32,8 @@ def from_code(topic: str, code: int, detail: str | None) -> TopicResult:
 def merge(
     names: Sequence[str],
     refused: dict[int, TopicResult],
-    answers: dict[str, dict[str, Any]],
-    success: Callable[[int, dict[str, Any]], TopicResult],
+    answers: dict[str, protocol.TopicAnswer],
+    success: Callable[[int, protocol.TopicAnswer], TopicResult],
 ) -> dict[int, TopicResult]:
     """One result per position: refused before sending, the broker's error, or `success`."""
     results = dict(refused)
@@ -43,8 +43,8 @@ def merge(
         answer = answers.get(name)
         if answer is None:
             results[i] = from_code(name, -1, "the broker's answer did not mention this topic")
-        elif answer["error_code"]:
-            results[i] = from_code(name, answer["error_code"], answer.get("error_message"))
+        elif answer.error_code:
+            results[i] = from_code(name, answer.error_code, answer.error_message)
         else:
             results[i] = success(i, answer)
     return results
@@ -63,17 +63,17 @@ def creatable(spec: TopicSpec) -> protocol.CreatableTopic:
     )
 
 
-def as_requested(spec: TopicSpec, topic: dict[str, Any]) -> bool:
+def as_requested(spec: TopicSpec, topic: protocol.MetadataTopic) -> bool:
     """Whether a topic's Metadata entry is what `spec` asked for (its assignment exactly, or
     its counts): how a create whose answer was lost is recognised as done."""
-    parts = sorted(topic["partitions"], key=lambda p: p["partition_index"])
+    parts = sorted(topic.partitions, key=lambda p: p.partition_index)
     if spec.assignment:
-        return [list(p["replica_nodes"]) for p in parts] == [
+        return [list(p.replica_nodes) for p in parts] == [
             list(spec.assignment[i]) for i in sorted(spec.assignment)
         ]
     return (spec.partitions is None or len(parts) == spec.partitions) and (
         spec.replication_factor is None
-        or all(len(p["replica_nodes"]) == spec.replication_factor for p in parts)
+        or all(len(p.replica_nodes) == spec.replication_factor for p in parts)
     )
 
 

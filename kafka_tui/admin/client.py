@@ -11,8 +11,7 @@ later reads wait for a broker that has it (journal.py), so they never go backwar
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 from . import audit, protocol, validation
 from .batches import (
@@ -24,9 +23,11 @@ from .batches import (
     failed,
     merge,
 )
+from .configs import AdminConfigs
 from .connection import Settle, poll_until
 from .errors import AdminError, ValidationError, sentence
-from .journal import Expectation, Pending
+from .groups import AdminGroups
+from .journal import Expectation
 from .model import (
     DEFAULT_TIMEOUT_MS,
     ConfigChange,
@@ -36,24 +37,22 @@ from .model import (
     TopicResult,
     TopicSpec,
 )
+from .protocol import MetadataTopic, TopicAnswer
 from .reading import AdminReads
 from .reassignments import AdminReassignments
+from .sampling import AdminSampling
 
 ALREADY_EXISTS = 36
 INVALID_PARTITIONS = 37
 UNKNOWN_TOPIC = 3
 
 
-# A CreateTopics v4 success answer: `_create_result` makes the same result of it as of {}.
-_PLAIN_ANSWER = frozenset({"name", "error_code", "error_message"})
-
-
-def _lost_note(answer: dict[str, Any]) -> str:
-    lost = answer.get("recovered")
+def _lost_note(answer: TopicAnswer) -> str:
+    lost = answer.recovered
     return f" (The answer was lost: {lost}.)" if lost else ""
 
 
-class KafkaAdmin(AdminReads, AdminReassignments):
+class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, AdminGroups):
     """Async admin operations. Use as `async with KafkaAdmin(settings) as admin:`.
 
     `client_side_validation=False` sends requests as given, so tests can compare the
@@ -90,7 +89,6 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         timeout_ms: int = DEFAULT_TIMEOUT_MS,
         validate_only: bool = False,
         topic_ids: bool = True,
-        while_waiting: Callable[[Mapping[str, TopicResult]], None] | None = None,
         placed: bool = False,
     ) -> list[TopicResult]:
         """`placed`: the specs' replica lists were made by kafka-tui's placer, valid by
@@ -98,31 +96,13 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         (the lists' checks cost ~5 ms per 2,000 topics, on the way to the request).
         `topic_ids=False`: results without topic ids, for bulk creates (see
         protocol.CreateTopicsRequest: the answer that carries them costs ~0.5 s per 2,000
-        topics); counts the specs leave to the broker's defaults still come back.
-        `while_waiting`: called once the request is on its way, while the controller works,
-        with the result each topic gets if its answer is a plain success (a bulk create's
-        usual answer; none when the answers carry counts or ids). Where the answer is that,
-        the returned result is that very object, so work on it can start early."""
-        # The request's summary is made while the controller works, not on the way to it.
-        summary: list[Mapping[str, object]] = []
-
-        def request() -> Mapping[str, object]:
-            if not summary:
-                summary.append(audit.creates(specs))
-            return summary[0]
-
-        def waiting(ahead: Mapping[str, TopicResult]) -> None:
-            if not validate_only:
-                request()
-            if while_waiting is not None:
-                while_waiting(ahead)
-
+        topics); counts the specs leave to the broker's defaults still come back."""
         return await audit.audited(
             self,
             "topics create",
             [s.name for s in specs],
-            request,
-            self._create_topics(specs, timeout_ms, validate_only, topic_ids, waiting, placed),
+            lambda: audit.creates(specs),
+            self._create_topics(specs, timeout_ms, validate_only, topic_ids, placed),
             skip=validate_only,
         )
 
@@ -132,7 +112,6 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         timeout_ms: int,
         validate_only: bool,
         topic_ids: bool,
-        while_waiting: Callable[[Mapping[str, TopicResult]], None] | None,
         placed: bool,
     ) -> list[TopicResult]:
         names = [s.name for s in specs]
@@ -142,31 +121,11 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         )
         to_send = [s for i, s in enumerate(specs) if i not in refused]
         details = topic_ids or validate_only or not all(map(_counts_given, to_send))
-        # Under a 2,000-topic answer the brokers start applying the change and compete for
-        # the CPU: each result is worked out before, while the controller works.
-        # So are its audit outcome and its journal rows.
-        ahead: dict[str, TopicResult] = {}
-        pending: Pending | None = None
 
-        def meanwhile() -> None:
-            nonlocal pending
-            if not details:
-                for s in to_send:
-                    ahead[s.name] = self._create_result(s, {}, validate_only)
-                if not validate_only:
-                    audit.prepare(ahead.values())
-                    pending = self.journal.prepare(self.cluster_id, map(_expected, ahead.values()))
-            if while_waiting is not None:
-                while_waiting(ahead)
-
-        def result(i: int, answer: dict[str, Any]) -> TopicResult:
-            early = ahead.get(names[i])
-            if early is not None and answer.keys() <= _PLAIN_ANSWER:
-                return early
+        def result(i: int, answer: TopicAnswer) -> TopicResult:
             return self._create_result(specs[i], answer, validate_only)
 
-        answers: dict[str, dict[str, Any]] = {}
-        first: Callable[[], None] | None = meanwhile
+        answers: dict[str, TopicAnswer] = {}
         for chunk in chunks(to_send, create_cost):
             answers.update(
                 await self._to_controller(
@@ -178,20 +137,13 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                     ),
                     chunk,
                     lambda s: s.name,
-                    lambda r: r["topics"],
                     timeout_ms,
                     None if validate_only else Settle(self._created, frozenset({ALREADY_EXISTS})),
-                    while_waiting=first,
                 )
             )
-            first = None
         results = merge(names, refused, answers, result)
         if not validate_only:
-            ok = [r for r in results.values() if r.ok]
-            if len(ok) == len(ahead) and all(ahead.get(r.topic) is r for r in ok):
-                self.journal.commit(pending)
-            else:
-                self._expect(map(_expected, ok))
+            self._expect(map(_expected, (r for r in results.values() if r.ok)))
         return [results[i] for i in range(len(specs))]
 
     def _expect(self, expectations: Iterable[Expectation]) -> None:
@@ -203,14 +155,14 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         self._expect([Expectation(topic, True, total)])
 
     def _create_result(
-        self, spec: TopicSpec, answer: dict[str, Any], validate_only: bool
+        self, spec: TopicSpec, answer: TopicAnswer | None, validate_only: bool
     ) -> TopicResult:
-        # Positional, and with no lookups in an empty answer: a bulk create builds 2,000 of
-        # these while the controller works (keyword arguments and the lookups were ~40% of
-        # the 11 ms).
-        if answer:
-            partitions, rf = answer.get("num_partitions"), answer.get("replication_factor")
-            topic_id, note = answer.get("topic_id"), _lost_note(answer)
+        # Positional: a bulk create builds 2,000 of these (keyword arguments cost ~40%).
+        partitions: int | None
+        rf: int | None
+        if answer is not None:
+            partitions, rf = answer.num_partitions, answer.replication_factor
+            topic_id, note = answer.topic_id, _lost_note(answer)
         else:
             partitions = rf = topic_id = None
             note = ""
@@ -236,15 +188,15 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         self,
         names: list[str],
         wait: bool,
-        state: Callable[[str, dict[str, Any] | None], dict[str, Any] | None],
-    ) -> dict[str, dict[str, Any]]:
+        state: Callable[[str, MetadataTopic | None], TopicAnswer | None],
+    ) -> dict[str, TopicAnswer]:
         """Answers for the topics whose metadata is already in the state asked for (`state`
         gives the answer, or None). `wait`: the controller said so; poll until it shows."""
-        found: dict[str, dict[str, Any]] = {}
+        found: dict[str, TopicAnswer] = {}
 
         async def check() -> bool | None:
             metadata = await self._metadata(names)
-            listed = {t["name"]: t for t in metadata["topics"] if not t["error_code"]}
+            listed = {t.name: t for t in metadata.topics if not t.error_code}
             for name in names:
                 answer = state(name, listed.get(name))
                 if answer is not None:
@@ -254,39 +206,39 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         await poll_until(check, time.monotonic() + self.settings.request_timeout_ms / 1000)
         return found
 
-    async def _created(self, specs: list[TopicSpec], wait: bool) -> dict[str, dict[str, Any]]:
+    async def _created(self, specs: list[TopicSpec], wait: bool) -> dict[str, TopicAnswer]:
         by_name = {s.name: s for s in specs}
 
-        def state(name: str, topic: dict[str, Any] | None) -> dict[str, Any] | None:
+        def state(name: str, topic: MetadataTopic | None) -> TopicAnswer | None:
             if topic is None or not as_requested(by_name[name], topic):
                 return None
-            parts = topic["partitions"]
-            return {
-                "name": name,
-                "error_code": 0,
-                "error_message": None,
-                "topic_id": topic["topic_id"],
-                "num_partitions": len(parts),
-                "replication_factor": max((len(p["replica_nodes"]) for p in parts), default=0),
-            }
+            parts = topic.partitions
+            return TopicAnswer(
+                name,
+                0,
+                None,
+                topic.topic_id,
+                len(parts),
+                max((len(p.replica_nodes) for p in parts), default=0),
+            )
 
         return await self._settled(list(by_name), wait, state)
 
-    async def _grown(self, requests: list[NewPartitions], wait: bool) -> dict[str, dict[str, Any]]:
+    async def _grown(self, requests: list[NewPartitions], wait: bool) -> dict[str, TopicAnswer]:
         totals = {r.topic: r.total for r in requests}
 
-        def state(name: str, topic: dict[str, Any] | None) -> dict[str, Any] | None:
-            if topic is None or len(topic["partitions"]) < totals[name]:
+        def state(name: str, topic: MetadataTopic | None) -> TopicAnswer | None:
+            if topic is None or topic.partition_count < totals[name]:
                 return None
-            return {"name": name, "error_code": 0, "error_message": None}
+            return TopicAnswer(name, 0, None)
 
         return await self._settled(list(totals), wait, state)
 
-    async def _deleted(self, names: list[str], wait: bool) -> dict[str, dict[str, Any]]:
-        def state(name: str, topic: dict[str, Any] | None) -> dict[str, Any] | None:
+    async def _deleted(self, names: list[str], wait: bool) -> dict[str, TopicAnswer]:
+        def state(name: str, topic: MetadataTopic | None) -> TopicAnswer | None:
             if topic is not None:
                 return None
-            return {"name": name, "error_code": 0, "error_message": None, "topic_id": None}
+            return TopicAnswer(name, 0, None)
 
         return await self._settled(names, wait, state)
 
@@ -338,7 +290,6 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                 ),
                 to_send,
                 lambda r: r.topic,
-                lambda resp: resp["results"],
                 timeout_ms,
                 None if validate_only else Settle(self._grown, frozenset({INVALID_PARTITIONS})),
             )
@@ -393,7 +344,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             doubtful = [n for n in unique if n.startswith("__") and n not in internal]
             if doubtful:
                 metadata = await self._metadata(doubtful, partitions=False)
-                internal |= {t["name"] for t in metadata["topics"] if t["is_internal"]}
+                internal |= {t.name for t in metadata.topics if t.is_internal}
         refused = self._validated(list(names), lambda i: validation.check_name(names[i]), "delete")
         for i, name in enumerate(names):
             # A safety rule, not a validation: it holds even when validation is off.
@@ -423,14 +374,11 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             ),
             to_send,
             lambda n: n,
-            lambda resp: resp["responses"],
             timeout_ms,
             Settle(self._deleted, frozenset({UNKNOWN_TOPIC})),
         )
         if by_answer:
-            missing = [
-                n for n, a in answers.items() if not a["error_code"] and not a.get("topic_id")
-            ]
+            missing = [n for n, a in answers.items() if not a.error_code and not a.topic_id]
             ids = await self._ids(missing) if missing else {}
         # Positional: 2,000 of these are made after the controller's answer.
         results = merge(
@@ -442,7 +390,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
                 True,
                 None,
                 f"Topic '{names[i]}' deleted." + _lost_note(a),
-                a["topic_id"] or ids.get(names[i]),
+                a.topic_id or ids.get(names[i]),
             ),
         )
         self._expect(
@@ -456,7 +404,7 @@ class KafkaAdmin(AdminReads, AdminReassignments):
         ids: the deletion's result does not depend on them."""
         try:
             answer = await self._metadata_from(names, self._reader(), partitions=False)
-            listed = {t["name"]: t["topic_id"] for t in answer["topics"] if not t["error_code"]}
+            listed = {t.name: t.topic_id for t in answer.topics if not t.error_code}
         except AdminError:
             listed = {}
         for e in self.journal.expectations(self.cluster_id, names):
@@ -534,14 +482,14 @@ class KafkaAdmin(AdminReads, AdminReassignments):
             for i, t in enumerate(names)
             if i not in refused
         ]
-        answers: dict[str, dict[str, Any]] = {}
+        answers: dict[str, TopicAnswer] = {}
         if ops:
             request = protocol.IncrementalAlterConfigsRequest(ops, validate_only)
-            response = (await self._send_about(request, [t for t, _ in ops])).to_object()
-            answers = {r["resource_name"]: r for r in response["responses"]}
+            response = await self._send_about(request, [t for t, _ in ops])
+            answers = {r.name: r for r in request.topic_answers(response)}
         verb = "would be updated" if validate_only else "updated"
 
-        def updated(i: int, _: dict[str, Any]) -> TopicResult:
+        def updated(i: int, _: TopicAnswer) -> TopicResult:
             topic = names[i]
             summary = ", ".join(
                 f"{c.name}={c.value}" if c.op is ConfigOp.SET else f"-{c.name}"

@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 from aiokafka.client import AIOKafkaClient
 from aiokafka.errors import (
@@ -32,6 +32,7 @@ from . import diagnose, protocol
 from .errors import AdminError, ConnectionFailed
 from .journal import ChangeJournal, Expectation
 from .model import ConnectionSettings
+from .protocol import TopicAnswer
 
 T = TypeVar("T")
 
@@ -49,9 +50,9 @@ _PROBE_AFTER_S = 2.0
 CONTROLLER_FRESH_S = 2.0
 
 
-def _unmet(metadata: dict[str, Any], pending: list[Expectation]) -> set[str]:
+def _unmet(metadata: protocol.Metadata, pending: list[Expectation]) -> set[str]:
     """The topics of `pending` whose expectation this Metadata answer does not meet."""
-    listed = {t["name"]: t for t in metadata["topics"]}
+    listed = {t.name: t for t in metadata.topics}
     return {e.topic for e in pending if not e.met_by(listed.get(e.topic))}
 
 
@@ -261,13 +262,11 @@ class AdminConnection:
         *,
         retry: bool = True,
         retry_to: Callable[[int], Awaitable[int]] | None = None,
-        while_waiting: Callable[[], None] | None = None,
     ) -> Any:
         """Send to `node_id` (or any broker); one retry if the link breaks, on the broker
         `retry_to` picks given the one that failed (default: any other) — unless `retry` is
         False (a change: resending it blindly could report a change the lost request made
-        as a failure; `_to_controller` finds out what happened instead). `while_waiting`:
-        called once the first attempt's request is written, before its answer is awaited."""
+        as a failure; `_to_controller` finds out what happened instead)."""
         timeout = (self.settings.request_timeout_ms + max(extra_ms, 0)) / 1000
         node: int | None = None
         for attempt in range(2 if retry else 1):
@@ -278,23 +277,7 @@ class AdminConnection:
             else:
                 node = self._any_node(node)
             try:
-                hook = while_waiting is not None and attempt == 0
-                started = time.monotonic()
-                # Connected first: with the connection still to open, the send task yields
-                # before writing, and the hook's work (~50 ms for a 2,000-topic create) went
-                # before the request instead of alongside the controller's.
-                if hook and not await asyncio.wait_for(self.client.ready(node), timeout):
-                    raise NodeNotReadyError(f"Could not connect to broker {node}.")
-                sending = asyncio.ensure_future(self.client.send(node, request))
-                if hook and while_waiting is not None:
-                    try:
-                        await asyncio.sleep(0)  # the send task writes the request
-                        while_waiting()
-                    except BaseException:
-                        sending.cancel()
-                        raise
-                left = max(timeout - (time.monotonic() - started), 0.001)
-                response = await asyncio.wait_for(sending, left)
+                response = await asyncio.wait_for(self.client.send(node, request), timeout)
                 self._answered_by = node
                 return response
             except (IncompatibleBrokerVersion, NotImplementedError) as exc:
@@ -333,7 +316,7 @@ class AdminConnection:
         consistent_for: Sequence[str] | None = None,
         partitions: bool = True,
         avoid: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> protocol.Metadata:
         """Metadata for `topics` (None: all). Without `node_id`, from the read broker, once
         its metadata meets the expectations about these topics (see journal.py) — or only
         about `consistent_for`: a listing of every topic that needs only some to be current
@@ -351,13 +334,13 @@ class AdminConnection:
 
     async def _metadata_from(
         self, topics: Sequence[str] | None, node: int, partitions: bool = True, retry: bool = True
-    ) -> dict[str, Any]:
-        """`partitions=False`: each partition an empty dict (see protocol.MetadataRequest).
+    ) -> protocol.Metadata:
+        """`partitions=False`: partitions counted, not decoded (see protocol.MetadataRequest).
         `retry=False`: the answer must come from `node` itself."""
         names = None if topics is None else list(topics)
         request = protocol.MetadataRequest(names, partitions=partitions)
-        response: dict[str, Any] = (await self._send(request, node, retry=retry)).to_object()
-        self.cluster_id = response["cluster_id"] or self.cluster_id
+        response = request.answer(await self._send(request, node, retry=retry))
+        self.cluster_id = response.cluster_id or self.cluster_id
         return response
 
     async def _node_for(self, topics: Sequence[str], avoid: int | None = None) -> int:
@@ -395,10 +378,10 @@ class AdminConnection:
         self,
         topics: Sequence[str] | None,
         pending: list[Expectation],
-        first: dict[str, Any],
+        first: protocol.Metadata,
         partitions: bool = True,
         avoid: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> protocol.Metadata:
         """Poll every live broker until one meets `pending`; reads stick to it from then on.
 
         A broker's metadata only moves forward, so each poll asks a broker only about the
@@ -495,9 +478,10 @@ class AdminConnection:
             response = await self._send(request, await self._controller(), retry=False)
         except AdminError:
             return set()
-        answers = response.to_object()["topics"]
         asked = set(topics)
-        return {a["name"] for a in answers if a["error_code"] == 0 and a["name"] in asked}
+        return {
+            a.name for a in request.topic_answers(response) if a.error_code == 0 and a.name in asked
+        }
 
     async def _controller(self, avoid: int | None = None) -> int:
         """The broker to send a change to: the controller ZooKeeper mode names (KRaft names a
@@ -510,8 +494,8 @@ class AdminConnection:
         if recent is not None:
             return recent
         metadata = await self._metadata([])
-        controller = metadata["controller_id"]
-        known = sorted(b["node_id"] for b in metadata["brokers"])
+        controller = metadata.controller_id
+        known = sorted(b.node_id for b in metadata.brokers)
         if controller in known and controller != avoid:
             self._controller_read = (time.monotonic(), int(controller))
             return int(controller)
@@ -558,15 +542,12 @@ class AdminConnection:
 
     async def _to_controller(
         self,
-        make_request: Callable[[list[Any]], Any],
+        make_request: Callable[[list[Any]], ChangeRequest],
         items: list[Any],
         name_of: Callable[[Any], str],
-        results_of: Callable[[dict[str, Any]], list[dict[str, Any]]],
         extra_ms: int,
         settle: Settle | None = None,
-        *,
-        while_waiting: Callable[[], None] | None = None,
-    ) -> dict[str, dict[str, Any]]:
+    ) -> dict[str, TopicAnswer]:
         """Send to the controller (ZooKeeper mode needs it; KRaft brokers forward), retrying the
         items the controller bounced with NOT_CONTROLLER after it moved.
 
@@ -576,9 +557,8 @@ class AdminConnection:
         done; the others are sent again to another broker, and an answer meaning "already
         so" (`settle.codes`: e.g. TOPIC_ALREADY_EXISTS) for an item the lost request may
         have changed is checked the same way. What is still unknown when the time is up is
-        REQUEST_TIMED_OUT: it may still complete; check again. `while_waiting`: see `_send`
-        (first attempt only)."""
-        answers: dict[str, dict[str, Any]] = {}
+        REQUEST_TIMED_OUT: it may still complete; check again."""
+        answers: dict[str, TopicAnswer] = {}
         pending = items
         lost: str | None = None
         # Room for one attempt that hangs (a broker that stopped answering looks like a slow
@@ -590,16 +570,10 @@ class AdminConnection:
         while pending and bounces < _NOT_CONTROLLER_RETRIES and time.monotonic() < deadline:
             try:
                 target = await self._controller(avoid=self._lost_node if lost else None)
-                hook, while_waiting = while_waiting, None
-                response = (
-                    await self._send(
-                        make_request(pending),
-                        target,
-                        extra_ms,
-                        retry=settle is None,
-                        while_waiting=hook,
-                    )
-                ).to_object()
+                request = make_request(pending)
+                response = request.topic_answers(
+                    await self._send(request, target, extra_ms, retry=settle is None)
+                )
             except ConnectionFailed as exc:
                 if settle is None:
                     raise
@@ -612,11 +586,11 @@ class AdminConnection:
                     await asyncio.sleep(0.5)
                 continue
             bounced = set()
-            for r in results_of(response):
-                if r["error_code"] == NOT_CONTROLLER:
-                    bounced.add(r["name"])
+            for r in response:
+                if r.error_code == NOT_CONTROLLER:
+                    bounced.add(r.name)
                 else:
-                    answers[r["name"]] = r
+                    answers[r.name] = r
             if lost is not None and settle is not None:
                 # After a lost answer the controller has often just moved (ZooKeeper mode: a
                 # new one, still loading): its own REQUEST_TIMED_OUT is checked by metadata
@@ -624,8 +598,8 @@ class AdminConnection:
                 maybe = [
                     i
                     for i in pending
-                    if answers.get(name_of(i), {}).get("error_code")
-                    in settle.codes | {REQUEST_TIMED_OUT}
+                    if name_of(i) in answers
+                    and answers[name_of(i)].error_code in settle.codes | {REQUEST_TIMED_OUT}
                 ]
                 if maybe:
                     answers.update(_recovered(await settle.done(maybe, True), lost))
@@ -639,11 +613,11 @@ class AdminConnection:
             if lost:
                 await asyncio.sleep(0.5)
         for item in pending:
-            answers[name_of(item)] = {
-                "name": name_of(item),
-                "error_code": REQUEST_TIMED_OUT if lost else NOT_CONTROLLER,
-                "error_message": f"{lost}, and the change could not be confirmed" if lost else None,
-            }
+            answers[name_of(item)] = TopicAnswer(
+                name_of(item),
+                REQUEST_TIMED_OUT if lost else NOT_CONTROLLER,
+                f"{lost}, and the change could not be confirmed" if lost else None,
+            )
         return answers
 
 
@@ -653,9 +627,15 @@ class Settle:
     `done(items, wait)`: answers for the items already in the state asked for (`wait`: the
     controller said so; poll until a broker shows it)."""
 
-    done: Callable[[list[Any], bool], Awaitable[dict[str, dict[str, Any]]]]
+    done: Callable[[list[Any], bool], Awaitable[dict[str, TopicAnswer]]]
     codes: frozenset[int]
 
 
-def _recovered(found: dict[str, dict[str, Any]], lost: str) -> dict[str, dict[str, Any]]:
-    return {name: {**a, "recovered": lost} for name, a in found.items()}
+class ChangeRequest(Protocol):
+    """A request whose answer is one TopicAnswer per topic (protocol.py)."""
+
+    def topic_answers(self, response: Any) -> list[TopicAnswer]: ...
+
+
+def _recovered(found: dict[str, TopicAnswer], lost: str) -> dict[str, TopicAnswer]:
+    return {name: a._replace(recovered=lost) for name, a in found.items()}

@@ -19,12 +19,15 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from itertools import repeat
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..paths import user_path
+
+if TYPE_CHECKING:
+    from .protocol import MetadataTopic
 
 # Long enough for a cluster still applying a 100,000-partition change; short enough that a
 # stale hint (a topic changed by another tool since) is not checked for long.
@@ -46,21 +49,21 @@ class Expectation(NamedTuple):
     topic_id: str | None = None
     at: float = 0.0
 
-    def met_by(self, listed: Mapping[str, Any] | None) -> bool:
+    def met_by(self, listed: MetadataTopic | None) -> bool:
         """`listed`: the topic's entry in a Metadata response (None or an error: not listed)."""
-        present = listed is not None and not listed["error_code"]
+        present = listed is not None and not listed.error_code
         if not self.exists:
             return not present or (
                 self.topic_id is not None
                 and listed is not None
-                and listed["topic_id"] != self.topic_id
+                and listed.topic_id != self.topic_id
             )
         if not present or listed is None:
             return False
-        if self.topic_id is not None and listed["topic_id"] not in (None, self.topic_id):
+        if self.topic_id is not None and listed.topic_id not in (None, self.topic_id):
             # Re-created by someone else since: a newer state than the one expected.
             return True
-        return len(listed["partitions"]) >= self.partitions
+        return listed.partition_count >= self.partitions
 
 
 def default_path() -> Path:

@@ -16,11 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import audit
 from .errors import error_name, sentence
-from .protocol_cluster import ELECTION_PREFERRED, ELECTION_UNCLEAN, ElectLeadersRequest
+from .protocol_cluster import (
+    ELECTION_PREFERRED,
+    ELECTION_UNCLEAN,
+    ElectLeadersRequest,
+    PartitionAnswers,
+)
 
 if TYPE_CHECKING:
     from .connection import AdminConnection
@@ -112,19 +117,18 @@ async def _elect(
             admin._controller_read = None
             await admin._refresh_brokers()
         response = await _send(admin, pending, election, timeout_ms)
-        top = response["error_code"]
+        top = response.error_code
         if top and top != NOT_CONTROLLER:
             # The whole request refused (e.g. CLUSTER_AUTHORIZATION_FAILED): every partition.
             answers.update(dict.fromkeys(pending, (top, None)))
             break
         bounced = set(pending) if top else set()
-        for t in response["replica_election_results"] or []:
-            for p in t["partition_result"]:
-                key = (t["topic"], p["partition_id"])
-                if p["error_code"] == NOT_CONTROLLER:
-                    bounced.add(key)
-                else:
-                    answers[key] = (p["error_code"], p["error_message"])
+        for p in response.partitions:
+            key = (p.topic, p.partition)
+            if p.error_code == NOT_CONTROLLER:
+                bounced.add(key)
+            else:
+                answers[key] = (p.error_code, p.error_message)
         pending = [k for k in pending if k in bounced]
         if not pending:
             break
@@ -146,14 +150,11 @@ async def _send(
     partitions: list[tuple[str, int]],
     election: ElectionType,
     timeout_ms: int,
-) -> dict[str, Any]:
+) -> PartitionAnswers:
     by_topic: dict[str, list[int]] = {}
     for topic, partition in partitions:
         by_topic.setdefault(topic, []).append(partition)
     request = ElectLeadersRequest(election.wire, sorted(by_topic.items()), timeout_ms)
     # Sent again after a lost link: a second election of a partition already elected
     # answers ELECTION_NOT_NEEDED, which reads as done.
-    response: dict[str, Any] = (
-        await admin._send(request, await admin._controller(), timeout_ms)
-    ).to_object()
-    return response
+    return request.answer(await admin._send(request, await admin._controller(), timeout_ms))

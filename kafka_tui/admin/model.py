@@ -108,6 +108,9 @@ class TopicResult:
     under_replicated_partitions: int | None = None
     # What would let a refused topic through, for each front end to word (fields.py).
     remedies: tuple[Remedy, ...] = ()
+    # Every warning, `warning` first, when a result has more than one (a grow placed
+    # under-replicated that also moves keys); `warning` alone otherwise.
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -127,6 +130,8 @@ class TopicResult:
             value = getattr(self, key)
             if value is not None:
                 data[key] = value
+        if self.warnings:
+            data["warnings"] = list(self.warnings)
         return data
 
 
@@ -163,6 +168,17 @@ class PartitionInfo:
     @property
     def under_replicated(self) -> bool:
         return len(self.isr) < len(self.replicas)
+
+
+@dataclass(frozen=True)
+class BrokerLoad:
+    """Per broker id: replicas, and partitions it is the first (preferred leader) replica
+    of, over every topic; `topics` and `partitions` counted. Placeholders never appear."""
+
+    replicas: dict[int, int]
+    leaders: dict[int, int]
+    topics: int
+    partitions: int
 
 
 class ConfigSource(Enum):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import struct
+from collections import Counter
 from io import BytesIO
 from typing import Any, NamedTuple, TypeVar
 
@@ -128,11 +129,46 @@ def _describe_cluster_request(version: int) -> type[RequestStruct]:
     )
 
 
+class ClusterBroker(NamedTuple):
+    broker_id: int
+    host: str
+    port: int
+    rack: str | None
+    is_fenced: bool  # False before v2, which does not say
+
+
+class ClusterAnswer(NamedTuple):
+    error_code: int
+    error_message: str | None
+    cluster_id: str | None
+    controller_id: int  # -1: unknown
+    brokers: list[ClusterBroker]
+    lists_fenced_brokers: bool  # v2+ (and at least one broker listed)
+
+
 class DescribeClusterRequest(Request[RequestStruct]):
     API_KEY = 60
 
     def __init__(self, include_fenced_brokers: bool = True) -> None:
         self.include_fenced_brokers = include_fenced_brokers
+
+    @staticmethod
+    def answer(response: Response) -> ClusterAnswer:
+        raw = response.to_object()
+        brokers = raw["brokers"] or []
+        return ClusterAnswer(
+            raw["error_code"],
+            raw["error_message"],
+            raw["cluster_id"],
+            raw["controller_id"],
+            [
+                ClusterBroker(
+                    b["broker_id"], b["host"], b["port"], b["rack"], bool(b.get("is_fenced"))
+                )
+                for b in brokers
+            ],
+            bool(brokers) and "is_fenced" in brokers[0],
+        )
 
     def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
         version = request_struct_class.API_VERSION
@@ -179,10 +215,10 @@ METADATA_RESPONSE_SCHEMA = Schema(
     TAGS,
 )
 
-# Hand-written decoding of METADATA_RESPONSE_SCHEMA, giving what aiokafka's to_object() gives
-# (tests/integration/test_metadata_decoding.py compares them). The generic decoding (a BytesIO
-# read and a struct call per field, then a second pass for to_object) took 230-340 ms for
-# 10,000 topics / 30,000 partitions; this takes 50-80 ms.
+# Hand-written decoding of METADATA_RESPONSE_SCHEMA into typed records holding what aiokafka's
+# to_object() gives (tests/integration/test_metadata_decoding.py compares them). The generic
+# decoding (a BytesIO read and a struct call per field, then a second pass for to_object) took
+# 230-340 ms for 10,000 topics / 30,000 partitions; this takes 50-80 ms (bench/load_decode.py).
 _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
 _PARTITION_HEAD = struct.Struct(">hiii")  # error code, index, leader, leader epoch
@@ -219,17 +255,23 @@ def _uuid(buf: bytes, pos: int) -> tuple[str | None, int]:
     return (None if raw == Uuid.ZERO else base64.urlsafe_b64encode(raw)[:22].decode()), pos + 16
 
 
-def _int32_array(buf: bytes, pos: int) -> tuple[list[int] | None, int]:
+def _int32_tuple(buf: bytes, pos: int) -> tuple[tuple[int, ...], int]:
+    """A compact array of int32 (null reads as empty)."""
     count = buf[pos] - 1
     if 0 <= count < len(_INT32_RUNS):
         run, pos = _INT32_RUNS[count], pos + 1
     else:  # null, long, or a length of more than one byte
         count, pos = _uvarint(buf, pos)
         if count == 0:
-            return None, pos
+            return (), pos
         count -= 1
         run = struct.Struct(f">{count}i")
-    return list(run.unpack_from(buf, pos)), pos + 4 * count
+    return run.unpack_from(buf, pos), pos + 4 * count
+
+
+def _int32_array(buf: bytes, pos: int) -> tuple[list[int], int]:
+    values, pos = _int32_tuple(buf, pos)
+    return list(values), pos
 
 
 def _tagged_fields(buf: bytes, pos: int) -> tuple[dict[int, bytes], int]:
@@ -247,12 +289,72 @@ def _tagged_fields(buf: bytes, pos: int) -> tuple[dict[int, bytes], int]:
     return tags, pos
 
 
-def _metadata_partitions(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | None, int]:
+class MetadataPartition(NamedTuple):
+    error_code: int
+    partition_index: int
+    leader_id: int  # -1: no leader
+    leader_epoch: int
+    replica_nodes: list[int]
+    isr_nodes: list[int]
+    offline_replicas: list[int]
+    tags: dict[int, bytes]
+
+
+class MetadataTopic(NamedTuple):
+    error_code: int
+    name: str
+    topic_id: str | None
+    is_internal: bool
+    # Empty when the partitions were counted, not decoded (`partitions=False`).
+    partitions: list[MetadataPartition]
+    partition_count: int
+    topic_authorized_operations: int
+    tags: dict[int, bytes]
+
+
+class MetadataBroker(NamedTuple):
+    node_id: int
+    host: str
+    port: int
+    rack: str | None
+    tags: dict[int, bytes]
+
+
+class Metadata(NamedTuple):
+    """A Metadata v12 answer. Tuples, built with tuple.__new__: 30,000 partitions' records
+    cost what their dicts did (a NamedTuple's own constructor took ~2x as long)."""
+
+    throttle_time_ms: int
+    brokers: list[MetadataBroker]
+    cluster_id: str | None
+    controller_id: int
+    topics: list[MetadataTopic]
+    tags: dict[int, bytes]
+
+
+class MetadataLoad(NamedTuple):
+    """A Metadata (all topics) answer counted per broker: replicas, and preferred leaders
+    (each partition's first replica), of the topics without an error. No partition record
+    and no topic name is made (see decode_metadata_load)."""
+
+    throttle_time_ms: int
+    brokers: list[MetadataBroker]
+    cluster_id: str | None
+    controller_id: int
+    replicas: dict[int, int]
+    leaders: dict[int, int]
+    topics: int
+    partitions: int
+
+
+_new = tuple.__new__
+
+
+def _metadata_partitions(buf: bytes, pos: int) -> tuple[list[MetadataPartition], int]:
     count, pos = _uvarint(buf, pos)
-    if count == 0:
-        return None, pos
-    partitions = []
+    partitions: list[MetadataPartition] = []
     head, int32s = _PARTITION_HEAD.unpack_from, _int32_array
+    add = partitions.append
     for _ in range(count - 1):
         error_code, index, leader, epoch = head(buf, pos)
         replicas, pos = int32s(buf, pos + 14)
@@ -262,91 +364,85 @@ def _metadata_partitions(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | N
             tags, pos = _tagged_fields(buf, pos)
         else:
             tags, pos = {}, pos + 1
-        partitions.append(
-            {
-                "error_code": error_code,
-                "partition_index": index,
-                "leader_id": leader,
-                "leader_epoch": epoch,
-                "replica_nodes": replicas,
-                "isr_nodes": isr,
-                "offline_replicas": offline,
-                "tags": tags,
-            }
+        add(
+            _new(
+                MetadataPartition, (error_code, index, leader, epoch, replicas, isr, offline, tags)
+            )
         )
     return partitions, pos
 
 
-def _skip_partitions(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | None, int]:
-    """Step over a topic's partitions; one empty dict each (only their count is read)."""
+def _skip_int32_arrays(buf: bytes, pos: int, arrays: int) -> int:
+    for _array in range(arrays):
+        size = buf[pos]
+        if size < 0x80:
+            pos += 1
+        else:
+            size, pos = _uvarint(buf, pos)
+        pos += 4 * max(size - 1, 0)
+    return pos
+
+
+def _skip_partitions(buf: bytes, pos: int) -> tuple[list[MetadataPartition], int]:
+    """Step over a topic's partitions: none is decoded (only their count is read)."""
     count, pos = _uvarint(buf, pos)
-    if count == 0:
-        return None, pos
     for _ in range(count - 1):
-        pos += 14  # error code, index, leader, leader epoch
-        for _array in range(3):  # replicas, ISR, offline replicas
-            size = buf[pos]
-            if size < 0x80:
-                pos += 1
-            else:
-                size, pos = _uvarint(buf, pos)
-            pos += 4 * max(size - 1, 0)
+        # error code, index, leader, leader epoch; replicas, ISR, offline replicas
+        pos = _skip_int32_arrays(buf, pos + 14, 3)
         pos = pos + 1 if buf[pos] == 0 else _tagged_fields(buf, pos)[1]
-    return [{}] * (count - 1), pos
+    return [], pos
+
+
+def _partition_count(buf: bytes, pos: int) -> int:
+    count = buf[pos]
+    return count - 1 if 0 < count < 0x80 else max(_uvarint(buf, pos)[0] - 1, 0)
 
 
 def _metadata_topics(
     buf: bytes, pos: int, partitions: bool = True
-) -> tuple[list[dict[str, Any]] | None, int]:
+) -> tuple[list[MetadataTopic], int]:
     count, pos = _uvarint(buf, pos)
-    if count == 0:
-        return None, pos
-    topics = []
+    topics: list[MetadataTopic] = []
     read_partitions = _metadata_partitions if partitions else _skip_partitions
     for _ in range(count - 1):
         (error_code,) = _INT16.unpack_from(buf, pos)
         name, pos = _compact_string(buf, pos + 2)
         topic_id, pos = _uuid(buf, pos)
         internal = buf[pos] != 0
-        listed, pos = read_partitions(buf, pos + 1)
+        listed = _partition_count(buf, pos + 1)
+        decoded, pos = read_partitions(buf, pos + 1)
         (operations,) = _INT32.unpack_from(buf, pos)
         tags, pos = _tagged_fields(buf, pos + 4)
         topics.append(
-            {
-                "error_code": error_code,
-                "name": name,
-                "topic_id": topic_id,
-                "is_internal": internal,
-                "partitions": listed,
-                "topic_authorized_operations": operations,
-                "tags": tags,
-            }
+            _new(
+                MetadataTopic,
+                (error_code, name or "", topic_id, internal, decoded, listed, operations, tags),
+            )
         )
     return topics, pos
 
 
-def _metadata_brokers(buf: bytes, pos: int) -> tuple[list[dict[str, Any]] | None, int]:
+def _metadata_brokers(buf: bytes, pos: int) -> tuple[list[MetadataBroker], int]:
     count, pos = _uvarint(buf, pos)
-    if count == 0:
-        return None, pos
-    brokers = []
+    brokers: list[MetadataBroker] = []
     for _ in range(count - 1):
         (node_id,) = _INT32.unpack_from(buf, pos)
         host, pos = _compact_string(buf, pos + 4)
         (port,) = _INT32.unpack_from(buf, pos)
         rack, pos = _compact_string(buf, pos + 4)
         tags, pos = _tagged_fields(buf, pos)
-        brokers.append({"node_id": node_id, "host": host, "port": port, "rack": rack, "tags": tags})
+        brokers.append(MetadataBroker(node_id, host or "", port, rack, tags))
     return brokers, pos
 
 
 def decode_metadata_response(
     buf: bytes, pos: int = 0, partitions: bool = True
-) -> tuple[dict[str, Any], int]:
-    """A Metadata v12 response body (after the response header) as aiokafka's to_object()
-    would give it, and the position after it. `partitions=False`: each partition is an empty
-    dict (a deletion's check of 2,000 topics needs their names and ids, not 6,000 replica
-    lists)."""
+) -> tuple[Metadata, int]:
+    """A Metadata v12 response body (after the response header), and the position after
+    it. `partitions=False`: each topic's partitions are counted (`partition_count`), not
+    decoded (a deletion's check of 2,000 topics needs their names and ids, not 6,000
+    replica lists). A null array (brokers never send one here) reads as empty, a null name
+    or host as ""."""
     try:
         (throttle,) = _INT32.unpack_from(buf, pos)
         brokers, pos = _metadata_brokers(buf, pos + 4)
@@ -358,31 +454,98 @@ def decode_metadata_response(
         raise ValueError(f"Buffer underrun decoding the Metadata response: {exc}") from None
     if pos > len(buf):
         raise ValueError("Buffer underrun decoding the Metadata response")
-    response = {
-        "throttle_time_ms": throttle,
-        "brokers": brokers,
-        "cluster_id": cluster_id,
-        "controller_id": controller,
-        "topics": topics,
-        "tags": tags,
-    }
-    return response, pos
+    return Metadata(throttle, brokers, cluster_id, controller, topics, tags), pos
+
+
+def decode_metadata_load(buf: bytes, pos: int = 0) -> tuple[MetadataLoad, int]:
+    """A Metadata v12 answer counted as load, in one pass: per broker, its replicas and the
+    partitions it is the first replica of (what the placer balances against), over the
+    topics without an error. Topic names, ids and ISR / offline lists are stepped over; per
+    partition, one replica-list unpack appended to one flat list, counted once at the end
+    (collections.Counter counts in C). A placement needs only this of the topics it does not
+    touch (issue 30)."""
+    nodes: list[int] = []
+    firsts: list[int] = []
+    extend, first = nodes.extend, firsts.append
+    runs, last_run = _INT32_RUNS, len(_INT32_RUNS)
+    partitions = topics = 0
+    try:
+        (throttle,) = _INT32.unpack_from(buf, pos)
+        brokers, pos = _metadata_brokers(buf, pos + 4)
+        cluster_id, pos = _compact_string(buf, pos)
+        (controller,) = _INT32.unpack_from(buf, pos)
+        count, pos = _uvarint(buf, pos + 4)
+        for _ in range(count - 1):
+            failed = buf[pos] or buf[pos + 1]  # the int16 error code
+            size = buf[pos + 2]  # the name: a compact string, 1 + its length
+            if size < 0x80:
+                pos += 3 + max(size - 1, 0)
+            else:
+                size, pos = _uvarint(buf, pos + 2)
+                pos += size - 1
+            listed, pos = _uvarint(buf, pos + 17)  # after the topic id and is_internal
+            if failed:  # left out, as `list_topics` leaves it out
+                for _partition in range(listed - 1):
+                    pos = _skip_int32_arrays(buf, pos + 14, 3)
+                    pos = pos + 1 if buf[pos] == 0 else _tagged_fields(buf, pos)[1]
+            else:
+                topics += 1
+                partitions += max(listed - 1, 0)
+                for _partition in range(listed - 1):
+                    # error code, index, leader, leader epoch: 14 bytes; then the replicas
+                    size = buf[pos + 14]
+                    if 1 < size < last_run:
+                        replicas = runs[size - 1].unpack_from(buf, pos + 15)
+                        pos += 4 * size + 11
+                        extend(replicas)
+                        first(replicas[0])
+                    else:
+                        replicas, pos = _int32_tuple(buf, pos + 14)
+                        if replicas:
+                            extend(replicas)
+                            first(replicas[0])
+                    # ISR and offline replicas, stepped over; then the tagged fields
+                    size = buf[pos]
+                    if size < 0x80:
+                        pos += 4 * size - 3 if size else 1
+                    else:
+                        pos = _skip_int32_arrays(buf, pos, 1)
+                    size = buf[pos]
+                    if size < 0x80:
+                        pos += 4 * size - 3 if size else 1
+                    else:
+                        pos = _skip_int32_arrays(buf, pos, 1)
+                    pos = pos + 1 if buf[pos] == 0 else _tagged_fields(buf, pos)[1]
+            pos += 4  # topic authorized operations
+            pos = pos + 1 if buf[pos] == 0 else _tagged_fields(buf, pos)[1]
+        _, pos = _tagged_fields(buf, pos)
+    except (IndexError, struct.error) as exc:
+        raise ValueError(f"Buffer underrun decoding the Metadata response: {exc}") from None
+    if pos > len(buf):
+        raise ValueError("Buffer underrun decoding the Metadata response")
+    # Placeholders (negative ids) are not load; brokers never send them.
+    replica_counts = {b: n for b, n in Counter(nodes).items() if b >= 0}
+    leader_counts = {b: n for b, n in Counter(firsts).items() if b >= 0}
+    load = MetadataLoad(
+        throttle, brokers, cluster_id, controller, replica_counts, leader_counts, topics, partitions
+    )
+    return load, pos
 
 
 _Decoded = TypeVar("_Decoded", bound="OnePassResponse")
 
 
 class OnePassResponse(Response):
-    """A response decoded in one pass by `body(buf, pos)` (aiokafka's generic decoding and
-    to_object took several times as long on 2,000-topic answers); to_object() returns the
-    dict already built."""
+    """A response decoded in one pass by `body(buf, pos)` into typed records (aiokafka's
+    generic decoding and to_object took several times as long on 2,000-topic answers):
+    `answer` holds them."""
 
-    def __init__(self, decoded: dict[str, Any]) -> None:
-        super().__init__(**decoded)
-        self._decoded = decoded
+    def __init__(self, answer: Any) -> None:
+        super().__init__()  # the generic fields, None: `answer` holds the decoded records
+        self.answer = answer
 
     @classmethod
-    def body(cls, buf: bytes, pos: int) -> tuple[dict[str, Any], int]:
+    def body(cls, buf: bytes, pos: int) -> tuple[Any, int]:
         raise NotImplementedError
 
     @classmethod
@@ -393,9 +556,6 @@ class OnePassResponse(Response):
         data.seek(end)
         return cls(decoded)
 
-    def to_object(self) -> dict[str, Any]:
-        return self._decoded
-
 
 class MetadataResponse(OnePassResponse):
     API_KEY = 3
@@ -404,7 +564,7 @@ class MetadataResponse(OnePassResponse):
     PARTITIONS = True
 
     @classmethod
-    def body(cls, buf: bytes, pos: int) -> tuple[dict[str, Any], int]:
+    def body(cls, buf: bytes, pos: int) -> tuple[Metadata, int]:
         return decode_metadata_response(buf, pos, cls.PARTITIONS)
 
 
@@ -412,6 +572,18 @@ class MetadataNamesResponse(MetadataResponse):
     """The same answer with partitions counted, not decoded."""
 
     PARTITIONS = False
+
+
+class MetadataLoadResponse(OnePassResponse):
+    """The same answer counted per broker (decode_metadata_load)."""
+
+    API_KEY = 3
+    API_VERSION = 12
+    SCHEMA = METADATA_RESPONSE_SCHEMA
+
+    @classmethod
+    def body(cls, buf: bytes, pos: int) -> tuple[MetadataLoad, int]:
+        return decode_metadata_load(buf, pos)
 
 
 _METADATA_V12_SCHEMA = Schema(
@@ -422,11 +594,12 @@ _METADATA_V12_SCHEMA = Schema(
 )
 _METADATA_V12 = _flexible_request(3, 12, _METADATA_V12_SCHEMA, MetadataResponse)
 _METADATA_V12_NAMES = _flexible_request(3, 12, _METADATA_V12_SCHEMA, MetadataNamesResponse)
+_METADATA_V12_LOAD = _flexible_request(3, 12, _METADATA_V12_SCHEMA, MetadataLoadResponse)
 
 
 class MetadataRequest(Request[RequestStruct]):
     """Metadata for `topics` (None: every topic). Never asks the broker to create a topic.
-    `partitions=False`: the answer's partitions are empty dicts, only counted."""
+    `partitions=False`: the answer's partitions are only counted."""
 
     API_KEY = 3
 
@@ -445,6 +618,25 @@ class MetadataRequest(Request[RequestStruct]):
     def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
         topics: Any = None if self.topics is None else [(None, name, {}) for name in self.topics]
         return request_struct_class(topics, False, False, {})
+
+    @staticmethod
+    def answer(response: Response) -> Metadata:
+        assert isinstance(response, MetadataResponse), type(response)
+        metadata: Metadata = response.answer
+        return metadata
+
+
+class MetadataLoadRequest(MetadataRequest):
+    """Metadata for every topic, answered as per-broker counts (decode_metadata_load)."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+
+    @staticmethod
+    def load(response: Response) -> MetadataLoad:
+        assert isinstance(response, MetadataLoadResponse), type(response)
+        load: MetadataLoad = response.answer
+        return load
 
 
 # -- CreateTopics (19) v7 ------------------------------------------------------------------
@@ -474,6 +666,20 @@ CREATE_TOPICS_RESPONSE_SCHEMA = Schema(
 )
 
 
+class TopicAnswer(NamedTuple):
+    """One topic's answer to a change (CreateTopics, CreatePartitions, DeleteTopics,
+    IncrementalAlterConfigs: `name` is the resource's). A tuple: a bulk change gets 2,000."""
+
+    name: str
+    error_code: int
+    error_message: str | None
+    topic_id: str | None = None  # CreateTopics v7, DeleteTopics (KRaft)
+    num_partitions: int | None = None  # CreateTopics v7
+    replication_factor: int | None = None  # CreateTopics v7
+    # Not on the wire: the answer was lost and the outcome read back (connection.py says why).
+    recovered: str | None = None
+
+
 def _skip_configs(buf: bytes, pos: int) -> int:
     """Step over a compact array of config results (name, value, 3 bytes, tagged fields);
     lengths below 128 take one byte, the common case, read inline."""
@@ -494,15 +700,15 @@ def _skip_configs(buf: bytes, pos: int) -> int:
     return pos
 
 
-def decode_create_topics_response(buf: bytes, pos: int = 0) -> tuple[dict[str, Any], int]:
-    """A CreateTopics v7 response body in one pass. Each topic's `configs` (every config
-    of the new topic: some 35 entries a topic, 70,000 for 2,000 topics, which aiokafka's
-    generic decoding took seconds to build) are skipped and given as None: kafka-tui never
-    reads them."""
+def decode_create_topics_response(buf: bytes, pos: int = 0) -> tuple[list[TopicAnswer], int]:
+    """A CreateTopics v7 response body in one pass: each topic's answer. Each topic's
+    `configs` (every config of the new topic: some 35 entries a topic, 70,000 for 2,000
+    topics, which aiokafka's generic decoding took seconds to build) and tagged fields are
+    skipped: kafka-tui never reads them."""
     try:
-        (throttle,) = _INT32.unpack_from(buf, pos)
+        _INT32.unpack_from(buf, pos)  # throttle time
         count, pos = _uvarint(buf, pos + 4)
-        topics: list[dict[str, Any]] | None = None if count == 0 else []
+        topics: list[TopicAnswer] = []
         for _ in range(max(count - 1, 0)):
             name, pos = _compact_string(buf, pos)
             topic_id, pos = _uuid(buf, pos)
@@ -511,26 +717,16 @@ def decode_create_topics_response(buf: bytes, pos: int = 0) -> tuple[dict[str, A
             (partitions,) = _INT32.unpack_from(buf, pos)
             (factor,) = _INT16.unpack_from(buf, pos + 4)
             pos = _skip_configs(buf, pos + 6)
-            tags, pos = _tagged_fields(buf, pos)
-            assert topics is not None
+            _, pos = _tagged_fields(buf, pos)
             topics.append(
-                {
-                    "name": name,
-                    "topic_id": topic_id,
-                    "error_code": error_code,
-                    "error_message": message,
-                    "num_partitions": partitions,
-                    "replication_factor": factor,
-                    "configs": None,
-                    "tags": tags,
-                }
+                TopicAnswer(name or "", error_code, message, topic_id, partitions, factor)
             )
-        tags, pos = _tagged_fields(buf, pos)
+        _, pos = _tagged_fields(buf, pos)
     except (IndexError, struct.error) as exc:
         raise ValueError(f"Buffer underrun decoding the CreateTopics response: {exc}") from None
     if pos > len(buf):
         raise ValueError("Buffer underrun decoding the CreateTopics response")
-    return {"throttle_time_ms": throttle, "topics": topics, "tags": tags}, pos
+    return topics, pos
 
 
 class CreateTopicsResponse(OnePassResponse):
@@ -541,7 +737,7 @@ class CreateTopicsResponse(OnePassResponse):
     SCHEMA = CREATE_TOPICS_RESPONSE_SCHEMA
 
     @classmethod
-    def body(cls, buf: bytes, pos: int) -> tuple[dict[str, Any], int]:
+    def body(cls, buf: bytes, pos: int) -> tuple[list[TopicAnswer], int]:
         return decode_create_topics_response(buf, pos)
 
 
@@ -630,6 +826,12 @@ class CreateTopicsRequest(Request[RequestStruct]):
         ]
         return request_struct_class(topics, self.timeout_ms, self.validate_only, {})
 
+    @staticmethod
+    def topic_answers(response: Response) -> list[TopicAnswer]:
+        assert isinstance(response, CreateTopicsResponse | CreateTopicsResponseV4)
+        answers: list[TopicAnswer] = response.answer
+        return answers
+
 
 _STR = String("utf-8")  # nullable: None is sent as length -1
 
@@ -648,22 +850,21 @@ class CreateTopicsResponseV4(OnePassResponse):
     )
 
     @classmethod
-    def body(cls, buf: bytes, pos: int) -> tuple[dict[str, Any], int]:
+    def body(cls, buf: bytes, pos: int) -> tuple[list[TopicAnswer], int]:
         """aiokafka's generic decoding and then to_object took ~4x as long (5 ms per 2,000
         topics, after the controller's answer)."""
         try:
-            (throttle,) = _INT32.unpack_from(buf, pos)
-            (count,) = _INT32.unpack_from(buf, pos + 4)
+            (count,) = _INT32.unpack_from(buf, pos + 4)  # after the throttle time
             pos += 8
             topics = []
             for _ in range(count):
                 name, pos = _nullable_string(buf, pos)
                 (code,) = _INT16.unpack_from(buf, pos)
                 message, pos = _nullable_string(buf, pos + 2)
-                topics.append({"name": name, "error_code": code, "error_message": message})
+                topics.append(TopicAnswer(name or "", code, message))
         except (IndexError, struct.error) as exc:
             raise ValueError(f"Buffer underrun decoding the CreateTopics response: {exc}") from None
-        return {"throttle_time_ms": throttle, "topics": topics}, pos
+        return topics, pos
 
 
 def _nullable_string(buf: bytes, pos: int) -> tuple[str | None, int]:
@@ -788,6 +989,13 @@ class CreatePartitionsRequest(Request[RequestStruct]):
         ]
         return request_struct_class(topics, self.timeout_ms, self.validate_only, {})
 
+    @staticmethod
+    def topic_answers(response: Response) -> list[TopicAnswer]:
+        return [
+            TopicAnswer(r["name"], r["error_code"], r["error_message"])
+            for r in response.to_object()["results"] or []
+        ]
+
 
 # -- DeleteTopics (20) v6 ------------------------------------------------------------------
 
@@ -806,14 +1014,15 @@ DELETE_TOPICS_RESPONSE_SCHEMA = Schema(
 )
 
 
-def decode_delete_topics_response(buf: bytes, pos: int = 0) -> tuple[dict[str, Any], int]:
-    """A DeleteTopics v6 response body in one pass, as aiokafka's to_object() gives it:
-    the generic decoding and to_object took 10-20 ms per 2,000 topics, after the answer,
-    this ~2.5. The usual entry (a name under 128 bytes, no message, no tags) is read inline."""
+def decode_delete_topics_response(buf: bytes, pos: int = 0) -> tuple[list[TopicAnswer], int]:
+    """A DeleteTopics v6 response body in one pass, each topic's answer (tagged fields
+    skipped): aiokafka's generic decoding and to_object took 10-20 ms per 2,000 topics, after
+    the answer, this ~2.5. The usual entry (a name under 128 bytes, no message, no tags) is
+    read inline."""
     try:
-        (throttle,) = _INT32.unpack_from(buf, pos)
+        _INT32.unpack_from(buf, pos)  # throttle time
         count, pos = _uvarint(buf, pos + 4)
-        responses: list[dict[str, Any]] | None = None if count == 0 else []
+        responses: list[TopicAnswer] = []
         for _ in range(max(count - 1, 0)):
             size = buf[pos]
             if 0 < size < 0x80 and pos + size <= len(buf):
@@ -827,27 +1036,14 @@ def decode_delete_topics_response(buf: bytes, pos: int = 0) -> tuple[dict[str, A
                 message, pos = None, pos + 3
             else:
                 message, pos = _compact_string(buf, pos + 2)
-            if buf[pos] == 0:
-                tags: dict[int, bytes] = {}
-                pos += 1
-            else:
-                tags, pos = _tagged_fields(buf, pos)
-            assert responses is not None
-            responses.append(
-                {
-                    "name": name,
-                    "topic_id": topic_id,
-                    "error_code": error_code,
-                    "error_message": message,
-                    "tags": tags,
-                }
-            )
-        tags, pos = _tagged_fields(buf, pos)
+            pos = pos + 1 if buf[pos] == 0 else _tagged_fields(buf, pos)[1]
+            responses.append(TopicAnswer(name or "", error_code, message, topic_id))
+        _, pos = _tagged_fields(buf, pos)
     except (IndexError, struct.error) as exc:
         raise ValueError(f"Buffer underrun decoding the DeleteTopics response: {exc}") from None
     if pos > len(buf):
         raise ValueError("Buffer underrun decoding the DeleteTopics response")
-    return {"throttle_time_ms": throttle, "responses": responses, "tags": tags}, pos
+    return responses, pos
 
 
 class DeleteTopicsResponse(OnePassResponse):
@@ -856,7 +1052,7 @@ class DeleteTopicsResponse(OnePassResponse):
     SCHEMA = DELETE_TOPICS_RESPONSE_SCHEMA
 
     @classmethod
-    def body(cls, buf: bytes, pos: int) -> tuple[dict[str, Any], int]:
+    def body(cls, buf: bytes, pos: int) -> tuple[list[TopicAnswer], int]:
         return decode_delete_topics_response(buf, pos)
 
 
@@ -877,6 +1073,12 @@ class DeleteTopicsRequest(Request[RequestStruct]):
 
     def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
         return request_struct_class([(n, None, {}) for n in self.names], self.timeout_ms, {})
+
+    @staticmethod
+    def topic_answers(response: Response) -> list[TopicAnswer]:
+        assert isinstance(response, DeleteTopicsResponse), type(response)
+        answers: list[TopicAnswer] = response.answer
+        return answers
 
 
 # -- DescribeConfigs (32) v4: values with their source -------------------------------------
@@ -932,6 +1134,22 @@ _DESCRIBE_CONFIGS_V4 = _flexible_request(
 )
 
 
+class ConfigValue(NamedTuple):
+    name: str
+    value: str | None  # None for sensitive values
+    read_only: bool
+    config_source: int
+    is_sensitive: bool
+
+
+class ConfigResource(NamedTuple):
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+    configs: list[ConfigValue]
+
+
 class DescribeConfigsRequest(Request[RequestStruct]):
     API_KEY = 32
 
@@ -942,6 +1160,24 @@ class DescribeConfigsRequest(Request[RequestStruct]):
     def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
         resources: Any = [(kind, name, self.keys, {}) for kind, name in self.resources]
         return request_struct_class(resources, False, False, {})
+
+    @staticmethod
+    def answer(response: Response) -> list[ConfigResource]:
+        return [
+            ConfigResource(
+                r["error_code"],
+                r["error_message"],
+                r["resource_type"],
+                r["resource_name"],
+                [
+                    ConfigValue(
+                        c["name"], c["value"], c["read_only"], c["config_source"], c["is_sensitive"]
+                    )
+                    for c in r["configs"] or []
+                ],
+            )
+            for r in response.to_object()["results"] or []
+        ]
 
 
 # -- IncrementalAlterConfigs (44) v1 ------------------------------------------------------
@@ -1003,11 +1239,34 @@ class IncrementalAlterConfigsRequest(Request[RequestStruct]):
         ]
         return request_struct_class(resources, self.validate_only, {})
 
+    @staticmethod
+    def topic_answers(response: Response) -> list[TopicAnswer]:
+        return [
+            TopicAnswer(r.resource_name, r.error_code, r.error_message)
+            for r in altered_resources(response)
+        ]
+
+
+class ResourceAnswer(NamedTuple):
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+
+
+def altered_resources(response: Response) -> list[ResourceAnswer]:
+    """An IncrementalAlterConfigs answer: one per resource."""
+    return [
+        ResourceAnswer(r["error_code"], r["error_message"], r["resource_type"], r["resource_name"])
+        for r in response.to_object()["responses"] or []
+    ]
+
 
 # Request.__init_subclass__ derives _CLASSES from the generic parameter; ours are built at
 # import time, so each request's versions are set once the classes exist.
 DescribeClusterRequest._CLASSES = tuple(_describe_cluster_request(v) for v in range(3))
 MetadataRequest._CLASSES = (_METADATA_V12,)
+MetadataLoadRequest._CLASSES = (_METADATA_V12_LOAD,)
 CreateTopicsRequest._CLASSES = (_CREATE_TOPICS_V7,)
 CreatePartitionsRequest._CLASSES = (_CREATE_PARTITIONS_V3,)
 DeleteTopicsRequest._CLASSES = (_DELETE_TOPICS_V6,)

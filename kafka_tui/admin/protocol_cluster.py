@@ -13,9 +13,9 @@ leaves it out of its ApiVersions answer, so aiokafka refuses to send it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
-from aiokafka.protocol.api import Request, RequestStruct
+from aiokafka.protocol.api import Request, RequestStruct, Response
 from aiokafka.protocol.types import Boolean, Int8, Int16, Int32, Int64, Schema
 
 from .protocol import (
@@ -26,7 +26,61 @@ from .protocol import (
     _array,
     _flexible_request,
     _response,
+    altered_resources,
 )
+
+
+class PartitionAnswer(NamedTuple):
+    topic: str
+    partition: int
+    error_code: int
+    error_message: str | None
+
+
+class PartitionAnswers(NamedTuple):
+    """A request's own error (e.g. NOT_CONTROLLER for all of it) and each partition's."""
+
+    error_code: int
+    error_message: str | None
+    partitions: list[PartitionAnswer]
+
+
+class ErrorAnswer(NamedTuple):
+    error_code: int
+    error_message: str | None
+
+
+class ReassigningPartition(NamedTuple):
+    topic: str
+    partition: int
+    replicas: list[int]
+    adding_replicas: list[int]
+    removing_replicas: list[int]
+
+
+class Reassignments(NamedTuple):
+    error_code: int
+    error_message: str | None
+    partitions: list[ReassigningPartition]
+
+
+class ReplicaSize(NamedTuple):
+    topic: str
+    partition: int
+    size: int  # bytes
+    is_future_key: bool  # a copy being made by a move between log dirs
+
+
+class LogDir(NamedTuple):
+    error_code: int
+    log_dir: str
+    replicas: list[ReplicaSize]
+
+
+class LogDirs(NamedTuple):
+    error_code: int
+    dirs: list[LogDir]
+
 
 # -- AlterPartitionReassignments (45) v0 ---------------------------------------------------
 
@@ -88,6 +142,21 @@ class AlterPartitionReassignmentsRequest(Request[RequestStruct]):
         ]
         return request_struct_class(self.timeout_ms, topics, {})
 
+    @staticmethod
+    def answer(response: Response) -> PartitionAnswers:
+        raw = response.to_object()
+        return PartitionAnswers(
+            raw["error_code"],
+            raw["error_message"],
+            [
+                PartitionAnswer(
+                    t["name"], p["partition_index"], p["error_code"], p["error_message"]
+                )
+                for t in raw["responses"] or []
+                for p in t["partitions"] or []
+            ],
+        )
+
 
 # -- ListPartitionReassignments (46) v0 ----------------------------------------------------
 
@@ -143,6 +212,25 @@ class ListPartitionReassignmentsRequest(Request[RequestStruct]):
         )
         return request_struct_class(self.timeout_ms, topics, {})
 
+    @staticmethod
+    def answer(response: Response) -> Reassignments:
+        raw = response.to_object()
+        return Reassignments(
+            raw["error_code"],
+            raw["error_message"],
+            [
+                ReassigningPartition(
+                    t["name"],
+                    p["partition_index"],
+                    list(p["replicas"] or []),
+                    list(p["adding_replicas"] or []),
+                    list(p["removing_replicas"] or []),
+                )
+                for t in raw["topics"] or []
+                for p in t["partitions"] or []
+            ],
+        )
+
 
 # -- UnregisterBroker (64) v0: KRaft only --------------------------------------------------
 
@@ -171,6 +259,11 @@ class UnregisterBrokerRequest(Request[RequestStruct]):
 
     def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
         return request_struct_class(self.broker_id, {})
+
+    @staticmethod
+    def answer(response: Response) -> ErrorAnswer:
+        raw = response.to_object()
+        return ErrorAnswer(raw["error_code"], raw["error_message"])
 
 
 # -- DescribeLogDirs (35) v3: every partition's size on the broker asked -------------------
@@ -231,6 +324,30 @@ class DescribeLogDirsRequest(Request[RequestStruct]):
         )
         return request_struct_class(topics, {})
 
+    @staticmethod
+    def answer(response: Response) -> LogDirs:
+        raw = response.to_object()
+        return LogDirs(
+            raw["error_code"],
+            [
+                LogDir(
+                    d["error_code"],
+                    d["log_dir"],
+                    [
+                        ReplicaSize(
+                            t["name"],
+                            p["partition_index"],
+                            p["partition_size"],
+                            p["is_future_key"],
+                        )
+                        for t in d["topics"] or []
+                        for p in t["partitions"] or []
+                    ],
+                )
+                for d in raw["results"] or []
+            ],
+        )
+
 
 # -- IncrementalAlterConfigs (44) v1 on any resource (protocol.py's covers topics only) -----
 
@@ -250,6 +367,8 @@ class AlterResourceConfigsRequest(Request[RequestStruct]):
             for kind, name, ops in self.resources
         ]
         return request_struct_class(resources, False, {})
+
+    answer = staticmethod(altered_resources)
 
 
 DescribeLogDirsRequest._CLASSES = (_DESCRIBE_LOG_DIRS_V3,)
@@ -317,6 +436,19 @@ class ElectLeadersRequest(Request[RequestStruct]):
     def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
         topics: Any = [(name, partitions, {}) for name, partitions in self.topics]
         return request_struct_class(self.election_type, topics, self.timeout_ms, {})
+
+    @staticmethod
+    def answer(response: Response) -> PartitionAnswers:
+        raw = response.to_object()
+        return PartitionAnswers(
+            raw["error_code"],
+            None,
+            [
+                PartitionAnswer(t["topic"], p["partition_id"], p["error_code"], p["error_message"])
+                for t in raw["replica_election_results"] or []
+                for p in t["partition_result"] or []
+            ],
+        )
 
 
 ElectLeadersRequest._CLASSES = (_ELECT_LEADERS_V2,)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import audit, protocol
 from .batches import batched
@@ -24,6 +24,20 @@ from .protocol_cluster import (
     ListPartitionReassignmentsRequest,
     UnregisterBrokerRequest,
 )
+
+
+class _Answer(Protocol):
+    @property
+    def error_code(self) -> int: ...
+
+
+A = TypeVar("A", bound=_Answer)
+A_co = TypeVar("A_co", bound=_Answer, covariant=True)
+
+
+class _ControllerRequest(Protocol[A_co]):
+    def answer(self, response: Any) -> A_co: ...
+
 
 if TYPE_CHECKING:
     from .moves import MoveResult, OngoingReassignment, PartitionMove, ReplicationThrottle
@@ -111,16 +125,18 @@ def _check_move(move: PartitionMove) -> str | None:
 
 
 class AdminReassignments(AdminConnection):
-    async def _send_to_controller(self, make: Callable[[], Any], extra_ms: int) -> dict[str, Any]:
+    async def _send_to_controller(
+        self, make: Callable[[], _ControllerRequest[A]], extra_ms: int
+    ) -> A:
         """Send to the controller; resend after a top-level NOT_CONTROLLER (it moved)."""
-        response: dict[str, Any] = {}
         for _ in range(_CONTROLLER_RETRIES):
             node = await self._controller()
-            response = (await self._send(make(), node, extra_ms)).to_object()
-            if response["error_code"] != NOT_CONTROLLER:
+            request = make()
+            answer = request.answer(await self._send(request, node, extra_ms))
+            if answer.error_code != NOT_CONTROLLER:
                 break
             await self.client.force_metadata_update()
-        return response
+        return answer
 
     async def alter_partition_reassignments(
         self, moves: Sequence[PartitionMove], *, timeout_ms: int = DEFAULT_TIMEOUT_MS
@@ -175,13 +191,9 @@ class AdminReassignments(AdminConnection):
                 lambda: AlterPartitionReassignmentsRequest(list(by_topic.items()), timeout_ms),
                 timeout_ms,
             )
-            top_code, top_message = response["error_code"], response["error_message"]
-            for t in response["responses"] or []:
-                for p in t["partitions"]:
-                    answers[(t["name"], p["partition_index"])] = (
-                        p["error_code"],
-                        p["error_message"],
-                    )
+            top_code, top_message = response.error_code, response.error_message
+            for p in response.partitions:
+                answers[(p.topic, p.partition)] = (p.error_code, p.error_message)
         results = []
         for i, m in enumerate(moves):
             if i in refused:
@@ -235,9 +247,9 @@ class AdminReassignments(AdminConnection):
     async def _partitions_of(self, topics: list[str]) -> list[tuple[str, list[int]]]:
         metadata = await self._metadata(topics)
         return [
-            (t["name"], sorted(p["partition_index"] for p in t["partitions"]))
-            for t in metadata["topics"]
-            if not t["error_code"]
+            (t.name, sorted(p.partition_index for p in t.partitions))
+            for t in metadata.topics
+            if not t.error_code
         ]
 
     async def _list_partition_reassignments(
@@ -249,21 +261,20 @@ class AdminReassignments(AdminConnection):
         response = await self._send_to_controller(
             lambda: ListPartitionReassignmentsRequest(query, timeout_ms), 0
         )
-        if response["error_code"]:
-            name = _name(response["error_code"])
+        if response.error_code:
+            name = _name(response.error_code)
             raise KafkaRequestError(
-                name, _sentence(name, "Listing reassignments", response["error_message"])
+                name, _sentence(name, "Listing reassignments", response.error_message)
             )
         ongoing = [
             OngoingReassignment(
-                topic=t["name"],
-                partition=p["partition_index"],
-                replicas=list(p["replicas"]),
-                adding=list(p["adding_replicas"]),
-                removing=list(p["removing_replicas"]),
+                topic=p.topic,
+                partition=p.partition,
+                replicas=p.replicas,
+                adding=p.adding_replicas,
+                removing=p.removing_replicas,
             )
-            for t in response["topics"] or []
-            for p in t["partitions"]
+            for p in response.partitions
         ]
         return sorted(ongoing, key=lambda r: (r.topic, r.partition))
 
@@ -312,7 +323,8 @@ class AdminReassignments(AdminConnection):
                     None,
                 )
         try:
-            response = (await self._send(UnregisterBrokerRequest(broker_id))).to_object()
+            request = UnregisterBrokerRequest(broker_id)
+            response = request.answer(await self._send(request))
         except AdminError as exc:
             if exc.name != "UNSUPPORTED_VERSION":
                 raise
@@ -322,24 +334,21 @@ class AdminReassignments(AdminConnection):
                 "(ZooKeeper mode). A stopped broker leaves /brokers/ids by itself; remove "
                 "it from kafka-tui's observed brokers instead (/brokers/observed_ids).",
             ) from None
-        if response["error_code"]:
-            name = _name(response["error_code"])
-            raise KafkaRequestError(name, _sentence(name, what, response["error_message"]))
+        if response.error_code:
+            name = _name(response.error_code)
+            raise KafkaRequestError(name, _sentence(name, what, response.error_message))
 
     async def _live_brokers(self) -> dict[int, str]:
         """Running (unfenced) brokers: id -> host:port, from DescribeCluster."""
-        response = (await self._send(protocol.DescribeClusterRequest())).to_object()
-        if response["error_code"]:
-            name = _name(response["error_code"])
+        request = protocol.DescribeClusterRequest()
+        response = request.answer(await self._send(request))
+        if response.error_code:
+            name = _name(response.error_code)
             raise KafkaRequestError(
-                name, _sentence(name, "Describing the cluster", response["error_message"])
+                name, _sentence(name, "Describing the cluster", response.error_message)
             )
-        self.cluster_id = response["cluster_id"] or self.cluster_id
-        return {
-            b["broker_id"]: f"{b['host']}:{b['port']}"
-            for b in response["brokers"]
-            if not b.get("is_fenced", False)
-        }
+        self.cluster_id = response.cluster_id or self.cluster_id
+        return {b.broker_id: f"{b.host}:{b.port}" for b in response.brokers if not b.is_fenced}
 
     # -- sizes and throttles (what a reassignment preview and run need) ---------------------
 
@@ -355,21 +364,20 @@ class AdminReassignments(AdminConnection):
             query = await self._partitions_of(batch)
             if not query:
                 continue
+            request = DescribeLogDirsRequest(query)
             answers = await asyncio.gather(
-                *(self._send(DescribeLogDirsRequest(query), b) for b in brokers),
-                return_exceptions=True,
+                *(self._send(request, b) for b in brokers), return_exceptions=True
             )
             for answer in answers:
                 if isinstance(answer, BaseException):
                     continue  # a broker that went away has no size to give
-                response = answer.to_object()
-                for log_dir in response["results"] if not response["error_code"] else []:
-                    for t in log_dir["topics"] if not log_dir["error_code"] else []:
-                        for p in t["partitions"]:
-                            if p["is_future_key"]:
-                                continue
-                            key = (t["name"], p["partition_index"])
-                            sizes[key] = max(sizes.get(key, 0), p["partition_size"])
+                response = request.answer(answer)
+                for log_dir in response.dirs if not response.error_code else []:
+                    for r in log_dir.replicas if not log_dir.error_code else []:
+                        if r.is_future_key:
+                            continue
+                        key = (r.topic, r.partition)
+                        sizes[key] = max(sizes.get(key, 0), r.size)
         return sizes
 
     async def set_replication_throttle(self, throttle: ReplicationThrottle) -> None:
@@ -467,12 +475,12 @@ class AdminReassignments(AdminConnection):
                 [(protocol.RESOURCE_BROKER, str(broker))], list(wanted)
             )
             try:
-                response = (await self._send(request, broker, retry=False)).to_object()
+                response = request.answer(await self._send(request, broker, retry=False))
             except AdminError:
                 return True  # gone: nothing left to wait for
-            if any(r["error_code"] for r in response["results"]):
+            if any(r.error_code for r in response):
                 return True  # it cannot tell: nothing to wait for
-            values = {c["name"]: c["value"] for r in response["results"] for c in r["configs"]}
+            values = {c.name: c.value for r in response for c in r.configs}
             return all(values.get(key) == value for key, value in wanted.items())
 
         async def check() -> bool | None:
@@ -496,16 +504,13 @@ class AdminReassignments(AdminConnection):
             sent = await self._send_about(request, [name for _, name, _ in resources])
         else:
             sent = await self._send_to_itself(request, node)
-        response = sent.to_object()
-        for r in response["responses"]:
-            if r["error_code"]:
-                if r["resource_type"] == protocol.RESOURCE_BROKER:
+        for r in request.answer(sent):
+            if r.error_code:
+                if r.resource_type == protocol.RESOURCE_BROKER:
                     raise KafkaRequestError.about_broker(
-                        r["error_code"], r["resource_name"], r["error_message"]
+                        r.error_code, r.resource_name, r.error_message
                     )
-                raise KafkaRequestError.from_code(
-                    r["error_code"], r["resource_name"], r["error_message"]
-                )
+                raise KafkaRequestError.from_code(r.error_code, r.resource_name, r.error_message)
 
     # -- leader elections (admin/leaders.py, imported only when leaders are elected) ---------
 

@@ -7,12 +7,14 @@ what the TUI and the services it calls use: a method added here must exist on Ka
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ..admin.model import (
     DEFAULT_TIMEOUT_MS,
+    BrokerLoad,
     ClusterInfo,
+    ConfigChange,
     ConnectionSettings,
     NewPartitions,
     TopicDescription,
@@ -21,8 +23,11 @@ from ..admin.model import (
 )
 
 if TYPE_CHECKING:
+    from ..admin.configs import ConfigWithDefault
+    from ..admin.groups import GroupsOfTopics
     from ..admin.leaders import ElectionResult, ElectionType
     from ..admin.moves import MoveResult, OngoingReassignment, PartitionMove, ReplicationThrottle
+    from ..admin.sampling import TailSample
 
 
 class AdminPort(Protocol):
@@ -47,6 +52,10 @@ class AdminPort(Protocol):
         self, names: Sequence[str] | None = None, *, configs: bool = True
     ) -> tuple[list[TopicDescription], list[TopicResult]]: ...
 
+    async def topics_with_load(
+        self, names: Sequence[str]
+    ) -> tuple[list[TopicDescription], BrokerLoad]: ...
+
     async def topic_config_value(
         self, key: str, topics: Sequence[str]
     ) -> dict[str, str | None]: ...
@@ -55,6 +64,14 @@ class AdminPort(Protocol):
         self, broker_id: int | None, keys: Sequence[str]
     ) -> dict[str, str | None]: ...
 
+    async def topic_configs_with_defaults(
+        self, names: Sequence[str]
+    ) -> tuple[dict[str, dict[str, ConfigWithDefault]], list[TopicResult]]: ...
+
+    async def wait_for_topic_configs(
+        self, expected: Mapping[str, Mapping[str, str | None]], deadline: float
+    ) -> set[str]: ...
+
     async def list_partition_reassignments(
         self, topics: Sequence[str] | None = None
     ) -> list[OngoingReassignment]: ...
@@ -62,6 +79,14 @@ class AdminPort(Protocol):
     async def partition_sizes(
         self, topics: Sequence[str], brokers: Sequence[int]
     ) -> dict[tuple[str, int], int]: ...
+
+    async def consumer_groups_of(self, topics: Mapping[str, Sequence[int]]) -> GroupsOfTopics: ...
+
+    async def log_end_offsets(self, topics: Sequence[str]) -> dict[tuple[str, int], int]: ...
+
+    async def sample_last_batches(
+        self, topics: Sequence[str], *, timeout_s: float = 5.0
+    ) -> dict[str, TailSample]: ...
 
     # -- changes -------------------------------------------------------------------------
 
@@ -72,7 +97,6 @@ class AdminPort(Protocol):
         timeout_ms: int = DEFAULT_TIMEOUT_MS,
         validate_only: bool = False,
         topic_ids: bool = True,
-        while_waiting: Callable[[Mapping[str, TopicResult]], None] | None = None,
         placed: bool = False,
     ) -> list[TopicResult]: ...
 
@@ -85,6 +109,10 @@ class AdminPort(Protocol):
     ) -> list[TopicResult]: ...
 
     def expect_partitions(self, topic: str, total: int) -> None: ...
+
+    async def alter_topic_configs(
+        self, changes: dict[str, list[ConfigChange]], *, validate_only: bool = False
+    ) -> list[TopicResult]: ...
 
     async def delete_topics(
         self,

@@ -9,7 +9,7 @@ the profile names ZooKeeper, and any broker a topic's replicas name.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -82,18 +82,14 @@ async def observed_brokers(
 
 
 async def _named_by_replicas(
-    brokers: list[Broker],
-    sources: dict[int, str],
-    topics: Mapping[str, TopicDescription],
-    zookeeper: str | None,
+    brokers: list[Broker], sources: dict[int, str], load: Load, zookeeper: str | None
 ) -> list[Broker]:
     """ZooKeeper mode: a broker id a topic's replicas name belonged to the cluster, even if
     kafka-tui never saw it live; it is observed (offline), and recorded in ZooKeeper on first
-    sight. KRaft names only registered brokers, which DescribeCluster lists already."""
+    sight. KRaft names only registered brokers, which DescribeCluster lists already. (The
+    brokers holding a replica are those the load counts.)"""
     known = {b.id for b in brokers}
-    named = sorted(
-        {r for t in topics.values() for p in t.partitions for r in p.replicas if r >= 0} - known
-    )
+    named = sorted(set(load.replicas) - known)
     if not named:
         return brokers
     if zookeeper:
@@ -112,21 +108,24 @@ async def take_snapshot(
     defaults: bool = True,
 ) -> Snapshot:
     """`current`: the topics the operation touches, whose latest state (after kafka-tui's own
-    recent changes) the snapshot must show; None: all. The rest only weigh as load, and
+    recent changes) the snapshot must show, and the only ones it describes (with the
+    placeholder store's topic); None: all. The rest only weigh as load, counted per broker
+    without describing them (AdminPort.topics_with_load: on a 30,000-partition cluster,
+    describing every topic cost a one-topic create ~3x its CreateTopics request), and
     waiting for brokers still applying an earlier bulk change would cost seconds.
     `defaults=False`: the broker defaults are not read (see `needs_defaults`)."""
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
-    # The reads at once: the brokers, the topics, and (unless not needed) the defaults of the
-    # broker reads go to (a live one: the client's metadata lists live brokers only).
-    (brokers, kraft, sources), listed, read = await asyncio.gather(
+    # The reads at once: the brokers, the topics (and load), and (unless not needed) the
+    # defaults of the broker reads go to (a live one: the client's metadata lists live
+    # brokers only).
+    (brokers, kraft, sources), (listed, load), read = await asyncio.gather(
         observed_brokers(admin, zookeeper),
-        admin.list_topics(consistent_for=wanted),
+        _topics_and_load(admin, wanted),
         admin.broker_configs(None, _DEFAULT_KEYS) if defaults else _no_defaults(),
     )
     topics = {t.name: t for t in listed}
     if not kraft:
-        brokers = await _named_by_replicas(brokers, sources, topics, zookeeper)
-    load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
+        brokers = await _named_by_replicas(brokers, sources, load, zookeeper)
     entries: dict[str, PlaceholderEntry] = {}
     stale: list[PlaceholderEntry] = []
     # Records matter only for topics that exist: a create of new topics reads none (a
@@ -140,6 +139,18 @@ async def take_snapshot(
 
 async def _no_defaults() -> dict[str, str | None]:
     return {}
+
+
+async def _topics_and_load(
+    admin: AdminPort, wanted: Sequence[str] | None
+) -> tuple[list[TopicDescription], Load]:
+    """Every topic and the load they make (`wanted` None), or `wanted` and every topic's
+    load, counted."""
+    if wanted is None:
+        listed = await admin.list_topics()
+        return listed, Load.from_assignments(p.replicas for t in listed for p in t.partitions)
+    described, counted = await admin.topics_with_load(wanted)
+    return described, Load(dict(counted.replicas), dict(counted.leaders))
 
 
 async def min_insync_replicas(admin: AdminPort, topics: Sequence[str]) -> dict[str, int]:

@@ -79,7 +79,7 @@ async def test_an_added_broker_takes_replicas_and_is_removed_without_a_trace(
             seen = await _brokers(admin, lambda s: 4 in [b[0] for b in s])
             assert seen is not None and (4, "rack-a", False) in seen
             metadata = await admin._metadata([])
-            assert {b["node_id"]: b["rack"] for b in metadata["brokers"]}[4] == "rack-a"
+            assert {b.node_id: b.rack for b in metadata.brokers}[4] == "rack-a"
             created = await admin.create_topics([TopicSpec(topic, assignment={0: [4, 1]})])
             assert created[0].ok, created[0].message
             found, _ = await admin.describe_topics([topic], configs=False)

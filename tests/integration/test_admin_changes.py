@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
@@ -156,8 +155,8 @@ async def test_a_deletion_names_each_deleted_topics_id(
     found, _ = await admin.describe_topics([a, b], configs=False)
     ids = {t.name: t.topic_id for t in found}
     request = protocol.DeleteTopicsRequest([a], 30_000)
-    answer = (await admin._send(request, await admin._controller())).to_object()
-    answered_id = answer["responses"][0]["topic_id"]
+    answer = request.topic_answers(await admin._send(request, await admin._controller()))
+    answered_id = answer[0].topic_id
     assert bool(answered_id) == (cluster.mode == "kraft"), answer
     results = await admin.delete_topics([b])
     assert [(r.topic, r.ok, r.topic_id) for r in results] == [(b, True, ids[b])]
@@ -335,7 +334,7 @@ async def _listed_by_all(admin: KafkaAdmin, name: str, listed: bool) -> bool | N
     nodes = sorted(b.nodeId for b in admin.client.cluster.brokers())
     for node in nodes:
         answer = await admin._metadata_from([name], node, partitions=False, retry=False)
-        if any(t["name"] == name and t["error_code"] == 0 for t in answer["topics"]) != listed:
+        if any(t.name == name and t.error_code == 0 for t in answer.topics) != listed:
             return None
     return True
 
@@ -420,7 +419,7 @@ async def test_a_read_forgets_a_change_the_broker_it_waited_for_has_moved_past(
 
         async def deleted_first(
             topics: list[str] | None, node: int, partitions: bool = True, retry: bool = True
-        ) -> dict[str, Any]:
+        ) -> protocol.Metadata:
             if partitions:  # the wait asks without partitions; the read after it with them
                 reads_after_the_wait.append(node)
                 await _delete_elsewhere(cluster.bootstrap_servers, name)
@@ -432,5 +431,5 @@ async def test_a_read_forgets_a_change_the_broker_it_waited_for_has_moved_past(
         admin._metadata_from = deleted_first  # type: ignore[method-assign]
         answer = await admin._caught_up([name], expected, before)
         assert len(reads_after_the_wait) == 1
-        assert [(t["name"], t["error_code"]) for t in answer["topics"]] == [(name, 3)]
+        assert [(t.name, t.error_code) for t in answer.topics] == [(name, 3)]
         assert admin.journal.expectations(admin.cluster_id, [name]) == []

@@ -160,9 +160,9 @@ async def test_a_broker_lost_as_a_create_reads_the_broker_defaults_is_read_elsew
         async with KafkaAdmin(settings) as admin:
             expected = await admin.broker_configs(2, keys)
             asked_elsewhere = DescribeConfigsRequest([(RESOURCE_BROKER, "1")], keys)
-            answer = (await admin._send(asked_elsewhere, 2, retry=False)).to_object()
-            assert [r["error_code"] for r in answer["results"]] == [INVALID_REQUEST]
-            assert "Unexpected broker id" in answer["results"][0]["error_message"]
+            answer = asked_elsewhere.answer(await admin._send(asked_elsewhere, 2, retry=False))
+            assert [r.error_code for r in answer] == [INVALID_REQUEST]
+            assert "Unexpected broker id" in (answer[0].error_message or "")
 
             frozen = _freeze_first(admin, cluster, DescribeConfigsRequest)
             values = await admin.broker_configs(None, keys)

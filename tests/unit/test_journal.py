@@ -7,10 +7,12 @@ import time
 from pathlib import Path
 
 from kafka_tui.admin.journal import TTL_SECONDS, ChangeJournal, Expectation
+from kafka_tui.admin.protocol import MetadataTopic
 
 
-def listed(partitions: int, topic_id: str = "id-1", error_code: int = 0) -> dict[str, object]:
-    return {"error_code": error_code, "topic_id": topic_id, "partitions": [{}] * partitions}
+def listed(partitions: int, topic_id: str = "id-1", error_code: int = 0) -> MetadataTopic:
+    """A Metadata entry read without its partitions (they are counted)."""
+    return MetadataTopic(error_code, "t", topic_id, False, [], partitions, 0, {})
 
 
 def test_an_expectation_is_met_only_by_a_view_at_least_as_new() -> None:
@@ -115,9 +117,9 @@ def test_a_journal_of_superseded_changes_is_compacted(tmp_path: Path) -> None:
     assert {e.topic_id for e in after} == {f"id-{n}" for n in names}
 
 
-def test_a_record_prepared_ahead_writes_the_line_json_would(tmp_path: Path) -> None:
-    """A bulk create renders its rows while the controller works (`prepare`) and stamps them
-    once answered (`commit`): the line is the one json.dumps writes, stamped at commit."""
+def test_a_record_prepared_then_committed_writes_the_line_json_would(tmp_path: Path) -> None:
+    """A record's rows rendered (`prepare`) and stamped (`commit`, as `record` does): the
+    line is the one json.dumps writes, stamped at commit."""
     path = tmp_path / "j.jsonl"
     journal = ChangeJournal(path)
     expectations = [

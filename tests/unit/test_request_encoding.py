@@ -58,15 +58,12 @@ def test_elect_leaders_v2_bytes_and_answer() -> None:
         + b"\x00\x00\x00\x02\x00\x54\x00\x00"  # 2: ELECTION_NOT_NEEDED (84)
         + b"\x00\x00"
     )
-    decoded = _ELECT_LEADERS_V2.RESPONSE_TYPE.decode(BytesIO(answer)).to_object()
-    [topic] = decoded["replica_election_results"]
+    decoded = ElectLeadersRequest.answer(_ELECT_LEADERS_V2.RESPONSE_TYPE.decode(BytesIO(answer)))
+    assert decoded.error_code == 0
     results = [
-        election_result(
-            topic["topic"], p["partition_id"], p["error_code"], p["error_message"],
-            ElectionType.UNCLEAN,
-        )
-        for p in topic["partition_result"]
-    ]  # fmt: skip
+        election_result(p.topic, p.partition, p.error_code, p.error_message, ElectionType.UNCLEAN)
+        for p in decoded.partitions
+    ]
     assert [(r.partition, r.ok, r.error) for r in results] == [
         (0, True, None),
         (2, True, "ELECTION_NOT_NEEDED"),
