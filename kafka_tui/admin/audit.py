@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ..paths import user_path
-from .ahead import Ahead, AheadOfList
 from .model import ConfigChange, ConfigOp, ConnectionSettings, NewPartitions, TopicSpec
 
 T = TypeVar("T")
@@ -147,8 +146,7 @@ async def audited(
     cluster_id: str | None = None,
 ) -> T:
     """Await `change` and record its outcome (also when it raises; the error is re-raised).
-    `request`: its summary, or what makes it when the outcome is recorded (a bulk create's
-    makes it while the controller works; see KafkaAdmin.create_topics).
+    `request`: its summary, or what makes it when the outcome is recorded.
     `skip`: not a change (validate-only), nothing is recorded."""
     if skip:
         return await change
@@ -186,36 +184,15 @@ async def audited(
             cluster_id,
         )
         raise
-    text = _whole.take(value if isinstance(value, list) else ())
-    if text is not None:
-        _ahead.clear()
-    _record(admin, action, topics, request, result_of(value) if text is None else text, cluster_id)
+    _record(admin, action, topics, request, result_of(value), cluster_id)
     return value
-
-
-# Outcomes worked out while the cluster works (`prepare`): each result's, and the JSON of the
-# whole `result` field for the results expected, in their order.
-_ahead: Ahead[_Result, dict[str, object]] = Ahead()
-_whole: AheadOfList[_Result, str] = AheadOfList()
-
-
-def prepare(results: Iterable[_Result]) -> None:
-    """Work out the outcomes of results expected, while the cluster works (see
-    KafkaAdmin.create_topics); `result_of` uses one only for the very object it came from,
-    and `audited` the whole field's JSON only for those very results, in order (after a
-    2,000-topic answer, the brokers compete for the CPU; the outcomes and their JSON took
-    ~4.5 ms there)."""
-    items = list(results)
-    _whole.prepare(items, _json(_field(_ahead.prepare(items, _outcome))))
 
 
 def result_of(value: object) -> dict[str, object]:
     """The `result` field: each topic's (or partition's) outcome and the overall status.
     A call that returns no per-topic results (None, a bool) succeeded as a whole."""
     items = value if isinstance(value, list) else []
-    outcomes = [_ahead.take(r, _outcome) for r in items if _is_result(r)]
-    _ahead.clear()
-    return _field(outcomes)
+    return _field([_outcome(r) for r in items if _is_result(r)])
 
 
 def _field(outcomes: list[dict[str, object]]) -> dict[str, object]:
@@ -353,10 +330,9 @@ def _record(
     action: str,
     topics: Sequence[str],
     request: Mapping[str, object] | Callable[[], Mapping[str, object]],
-    result: Mapping[str, object] | str,
+    result: Mapping[str, object],
     cluster_id: str | None,
 ) -> None:
-    """`result`: the field, or its JSON text (prepared, see `prepare`)."""
     settings = admin.settings
     entry = {
         "time": _now(),
@@ -374,18 +350,14 @@ def _record(
     }
     if _rollback.get() is not None:
         entry["rollback_file"] = _rollback.get()
-    if isinstance(result, str):  # the last field: its text goes in as it is
-        line = _json(entry)[:-1] + ',"result":' + result + "}"
-    else:
-        entry["result"] = dict(result)
-        line = _json(entry)
+    entry["result"] = dict(result)
+    line = _json(entry)
     values = [getattr(settings, key, None) for key in _SECRET_SETTINGS]
     secrets = [s for s in values if isinstance(s, str) and s]
     # Walking a 2,000-topic entry costs tens of milliseconds: only when a secret is in the
     # line (JSON escapes a string character by character, so a secret inside a value shows
     # as its own escaped form).
     if any(json.dumps(s, ensure_ascii=False)[1:-1] in line for s in secrets):
-        entry["result"] = json.loads(result) if isinstance(result, str) else entry["result"]
         line = _json(_scrub(entry, secrets))
     _write(line)
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..admin import ClusterInfo, TopicDescription, TopicResult
-from ..admin.ahead import AheadOfList
 from .words import worded
 
 
@@ -23,32 +22,10 @@ def emit_json(document: Any) -> None:
     sys.stdout.write("\n")
 
 
-# The results expected, and their JSON text, rendered while the cluster works (`prepare`).
-_ahead: AheadOfList[TopicResult, str] = AheadOfList()
-
-
-def prepare(items: Iterable[TopicResult]) -> None:
-    """Render the JSON of results expected, while the cluster works (a bulk create's answer
-    comes ~0.2 s after its request, and rendering 2,000 results after it took 6-11 ms).
-    `results` prints the text only when its results are those very objects, in order."""
-    if sys.stdout.isatty():
-        _ahead.clear()
-    else:
-        expected = list(items)
-        # One json.dumps of the list: a call per result took twice as long.
-        _ahead.prepare(expected, json.dumps([r.to_json() for r in expected]))
-
-
 def results(items: Sequence[TopicResult], as_json: bool) -> int:
     """Print one line (or object) per topic; exit code 1 when any topic failed."""
     items = [worded(r) for r in items]  # the same objects unless a refusal names a remedy
-    if as_json and not sys.stdout.isatty():
-        # The same text as emit_json's.
-        text = _ahead.take(items)
-        if text is None:
-            text = json.dumps([r.to_json() for r in items])
-        sys.stdout.write(text + "\n")
-    elif as_json:
+    if as_json:
         emit_json([r.to_json() for r in items])
     else:
         for r in items:

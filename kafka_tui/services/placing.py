@@ -6,7 +6,7 @@ The CLI and the TUI both call these, so a preview (`plan_creates`) is exactly wh
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -269,44 +269,25 @@ async def create_topics(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
     validate_only: bool = False,
     topic_ids: bool = True,
-    while_waiting: Callable[[Iterable[TopicResult]], None] | None = None,
 ) -> list[TopicResult]:
     """`topic_ids=False`: bulk creates skip the ids (KafkaAdmin.create_topics) unless a
-    placeholder record needs them (a record outlives a topic deleted and created again).
-    `while_waiting`: given the results expected, while the controller works (output
-    rendered ahead); a result returned is one of them only where it is what was expected."""
+    placeholder record needs them (a record outlives a topic deleted and created again)."""
     plans = plan_creates(snapshot, specs, options)
     to_send = [p.spec for p in plans if p.spec is not None]
     topic_ids = topic_ids or any(has_placeholders(p) for p in plans)
-    # Each placed topic's result decorated ahead, while the controller works; kept where the
-    # real result is the one expected (see KafkaAdmin.create_topics).
-    ahead: dict[str, tuple[TopicResult, TopicResult]] = {}
-
-    def meanwhile(expected: Mapping[str, TopicResult]) -> None:
-        for p in plans:
-            plain = expected.get(p.topic)
-            if plain is not None and p.placement is not None:
-                ahead[p.topic] = (plain, decorate(plain, p, validate_only))
-        if while_waiting is not None:
-            while_waiting([decorated for _, decorated in ahead.values()])
-
-    def finish(plan: Planned, result: TopicResult) -> TopicResult:
-        early = ahead.get(plan.topic)
-        if early is not None and early[0] is result:
-            return early[1]
-        return decorate(result, plan, validate_only)
-
     sent = iter(
         await admin.create_topics(
             to_send,
             timeout_ms=timeout_ms,
             validate_only=validate_only,
             topic_ids=topic_ids,
-            while_waiting=meanwhile,
             placed=all(p.placement is not None for p in plans if p.spec is not None),
         )
     )
-    results = [p.refusal if p.refusal is not None else finish(p, next(sent)) for p in plans]
+    results = [
+        p.refusal if p.refusal is not None else decorate(next(sent), p, validate_only)
+        for p in plans
+    ]
     if not validate_only:
         await record_placeholders(admin, store, snapshot, plans, results)
     return results

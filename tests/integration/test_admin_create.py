@@ -11,10 +11,10 @@ from kafka_tui.admin import (
     ConnectionSettings,
     KafkaAdmin,
     NewPartitions,
-    TopicResult,
     TopicSpec,
     audit,
 )
+from kafka_tui.admin.protocol import TopicAnswer
 from kafka_tui.admin.validation import COLLISION_WARNING
 
 from ..conftest import Cluster
@@ -206,15 +206,15 @@ async def test_large_batches_go_in_as_few_requests_as_the_controller_allows(
     assert all(r.ok for r in results), [r for r in results if not r.ok][:3]
 
 
-async def test_a_plain_bulk_create_journals_and_audits_what_it_worked_out_ahead(
+async def test_a_plain_bulk_create_journals_and_audits_what_its_results_say(
     admin: KafkaAdmin, topic_name: Names
 ) -> None:
-    """Every topic created plainly: the journal line and the audit outcomes, prepared while
-    the controller worked, are what the results say (a later read waits for these)."""
+    """Every topic created plainly: the journal line and the audit outcomes are what the
+    results say (a later read waits for these)."""
     specs = [
-        TopicSpec(topic_name("ahead-a"), 2, 1),
-        TopicSpec(topic_name("ahead-b"), 1, 1),
-        TopicSpec(topic_name("ahead-c"), assignment={0: [1, 2], 1: [2, 1], 2: [1, 2]}),
+        TopicSpec(topic_name("plain-a"), 2, 1),
+        TopicSpec(topic_name("plain-b"), 1, 1),
+        TopicSpec(topic_name("plain-c"), assignment={0: [1, 2], 1: [2, 1], 2: [1, 2]}),
     ]
     results = await admin.create_topics(specs, topic_ids=False)
     assert [r.ok for r in results] == [True] * 3
@@ -234,13 +234,12 @@ async def test_a_plain_bulk_create_journals_and_audits_what_it_worked_out_ahead(
     ]
 
 
-async def test_results_worked_out_while_the_controller_works_are_the_real_ones(
+async def test_a_bulk_create_without_ids_reports_each_topic_from_its_own_answer(
     admin: KafkaAdmin, topic_name: Names
 ) -> None:
-    """A bulk create (no topic ids asked) works out each result ahead, while the controller
-    works, hands them to `while_waiting`, and returns them where the answer is a plain
-    success. The results must be exactly those worked out from the answer itself — one
-    topic of the batch is refused by the broker, so the batch mixes both."""
+    """A bulk create (no topic ids asked: CreateTopics v4's bare answers) gives each topic
+    the result its own answer makes, counts from the spec — one topic of the batch is
+    refused by the broker, so the batch mixes both."""
     taken = topic_name("taken")
     assert (await admin.create_topics([TopicSpec(taken, 1, 1)]))[0].ok
     specs = [
@@ -249,18 +248,12 @@ async def test_results_worked_out_while_the_controller_works_are_the_real_ones(
         TopicSpec(topic_name("placed"), assignment={0: [1, 2], 1: [2, 3]}),
         TopicSpec(taken, 1, 1),
     ]
-    calls: list[dict[str, TopicResult]] = []
-    results = await admin.create_topics(
-        specs, topic_ids=False, while_waiting=lambda ahead: calls.append(dict(ahead))
-    )
-    assert len(calls) == 1  # once, with the request on its way
-    assert sorted(calls[0]) == sorted(s.name for s in specs)
+    results = await admin.create_topics(specs, topic_ids=False)
     assert [(r.ok, r.error) for r in results] == [(True, None)] * 3 + [
         (False, "TOPIC_ALREADY_EXISTS")
     ]
-    plain = {"error_code": 0, "error_message": None}
     for spec, result in zip(specs[:3], results, strict=False):
-        assert result == admin._create_result(spec, {"name": spec.name, **plain}, False)
-        assert result is calls[0][spec.name]
+        plain = TopicAnswer(spec.name, 0, None)
+        assert result == admin._create_result(spec, plain, False)
     assert results[1].warning == COLLISION_WARNING
     assert (results[2].partitions, results[2].replication_factor) == (2, 2)

@@ -252,14 +252,11 @@ def test_the_installed_entry_point_prints_no_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr and proc.stderr.startswith("kafka-tui: ")
 
 
-def test_results_rendered_ahead_print_what_json_prints(capsys: pytest.CaptureFixture[str]) -> None:
-    """A bulk create renders its results' JSON while the controller works (output.prepare);
-    the document printed is json.dumps' own, and a result changed after the answer (a new
-    object) is printed as it now is, not as rendered."""
+def test_results_print_what_json_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """Off a terminal the results are one compact json.dumps document, one object per
+    topic in order; the exit code is 1 when any topic failed."""
     placed = TopicResult("a", True, message="m", partitions=3, assignment=[[1, 2], [2, 1]])
     refused = TopicResult("b", False, error="TOPIC_ALREADY_EXISTS", message='é "q"\n')
-    expected = TopicResult("c", True, message="created")
-    output.prepare([placed, expected])
     changed = TopicResult("c", True, message="already exists; skipped.")
     assert output.results([placed, refused, changed], True) == 1
     printed = capsys.readouterr().out
