@@ -17,18 +17,31 @@ Scenarios (the KRaft ones build on each other, on one cluster, in this order):
   zk-demo      ZooKeeper mode (Kafka 3.9), 3 brokers, the demo topics, broker 3 stopped.
   kraft-10k    kraft-fill's cluster plus 10,000 topics (1 partition, RF 1); configs are
                recorded for the demo topics only (min.insync.replicas for all).
+  kraft-big    On a cluster of its own, built as kraft-fill's (the demo topics, broker 3
+               stopped, the placeholders and the pending reassignment, broker 4 added), plus
+               `--big-topics` topics `big-NNNNN` x `--big-partitions` partitions (RF 1;
+               default 1,000 x 10); configs as kraft-10k. Not replayed by the screen tests:
+               bench/big_cluster.py expands it (below).
+
+    .venv/bin/python tests/data/record.py --expand kraft-big 1000000 OUT.json.gz
+
+writes `expand(recording, 1000000)`: NOT a recording, but a deterministic expansion of one
+(see `expand`), for the 1,000,000-partition TUI figures no machine here can hold for real
+(each partition costs its broker open files; see README "Benchmarks").
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import gzip
 import json
 import os
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,11 +63,13 @@ from tests.tui.replay import (  # noqa: E402
     encode_configs,
     encode_reassignment,
     encode_topic,
+    load_recording,
 )
 
 DEFAULT_KEYS = ["num.partitions", "default.replication.factor", "min.insync.replicas"]
 MANY_TOPICS = 10_000
-SCENARIOS = ["kraft-empty", "kraft-demo", "kraft-fill", "kraft-10k", "zk-demo"]
+SCENARIOS = ["kraft-empty", "kraft-demo", "kraft-fill", "kraft-10k", "kraft-big", "zk-demo"]
+BIG_TOPICS, BIG_PARTITIONS = 1_000, 10
 
 
 def log(text: str) -> None:
@@ -153,6 +168,124 @@ async def create_many(bootstrap: str, count: int) -> None:
             log(f"kraft-10k: {start + 1000} topics created")
 
 
+async def create_big(bootstrap: str, topics: int, partitions: int) -> None:
+    async with KafkaAdmin(ConnectionSettings(bootstrap, request_timeout_ms=300_000)) as admin:
+        for start in range(0, topics, 500):
+            names = range(start, min(start + 500, topics))
+            specs = [TopicSpec(f"big-{i:05d}", partitions, 1) for i in names]
+            results = await admin.create_topics(specs, timeout_ms=300_000)
+            failed = [r for r in results if not r.ok and r.error != "TOPIC_ALREADY_EXISTS"]
+            assert not failed, failed[:3]
+            log(f"kraft-big: {names.stop} topics x {partitions} partitions created")
+
+
+def record_kraft_big(scratch: Path, topics: int, partitions: int) -> None:
+    """kraft-fill's cluster, on a cluster of its own (kraft-10k's topics stay out of it),
+    plus `topics` x `partitions` (RF 1)."""
+    os.environ.setdefault("KAFKA_TUI_BROKER_HEAP_MB", "768")
+    dev = DevCluster(scratch / "kraft-big")
+    try:
+        log("kraft-big: starting 3 brokers")
+        bootstrap = up(dev, "kraft")
+        seed_demo(dev, bootstrap)
+        asyncio.run(seed_placeholders_and_move(bootstrap))
+        demo_topics = {t.name for t in asyncio.run(_list(bootstrap))}
+        dev.add_broker()
+        asyncio.run(create_big(bootstrap, topics, partitions))
+        asyncio.run(
+            record(
+                bootstrap, "kraft-big", dev.status(), configs_for=demo_topics.__contains__, gz=True
+            )
+        )
+    finally:
+        dev.down()
+
+
+# -- the expansion: a large cluster built from copies of a recorded one ----------------------
+
+
+def _copied_id(topic_id: str | None, copy: int) -> str | None:
+    """A topic id for copy `copy` of a recorded topic: derived (UUID 5) from the recorded id,
+    in Kafka's form (URL-safe base64 of 16 bytes, no padding)."""
+    if topic_id is None:
+        return None
+    derived = uuid.uuid5(uuid.NAMESPACE_OID, f"kafka-tui-expansion/{topic_id}/{copy}")
+    return base64.urlsafe_b64encode(derived.bytes).decode().rstrip("=")
+
+
+def expand(data: dict[str, Any], partitions: int) -> dict[str, Any]:
+    """A recording grown to at least `partitions` partitions by renamed copies of its topics.
+
+    NOT a recording: no cluster ever held the result. It exists because the 1,000,000-
+    partition TUI figures need that many partitions and this machine's brokers cannot hold
+    them (open-file limits). The rule, deterministic (same input, same bytes):
+    - copy 0 is the recording itself, unchanged;
+    - copy k (1, 2, ...) repeats every recorded topic that is neither internal nor
+      kafka-tui's own placeholder topic, in recorded order, as `copyKKK-<name>`, with a topic
+      id derived from the recorded one (`_copied_id`), until the partition total reaches
+      `partitions` (the last copy stops after the topic that reaches it);
+    - a copy has its original's partitions exactly as recorded (leaders, replicas, ISR,
+      offline replicas: the brokers, racks and states are the recorded ones), its configs
+      and config values, partition sizes, pending reassignments and placeholder records;
+    - the cluster (brokers, controller, defaults) is the recorded one.
+    """
+    topics: list[list[Any]] = list(data["topics"])
+    own = data["placeholders"]["topic"]
+    sources = [t for t in data["topics"] if not t[2] and t[0] != own]
+    configs = dict(data["topic_configs"])
+    values = {k: dict(v) for k, v in data["topic_config_values"].items()}
+    sizes_of: dict[str, list[list[Any]]] = {}
+    for t, p, size in data["partition_sizes"]:
+        sizes_of.setdefault(t, []).append([p, size])
+    sizes = list(data["partition_sizes"])
+    moving_of: dict[str, list[list[Any]]] = {}
+    for r in data["reassignments"]:
+        moving_of.setdefault(r[0], []).append(r[1:])
+    reassignments = list(data["reassignments"])
+    entries = dict(data["placeholders"]["entries"])
+    total = sum(len(t[3]) for t in topics)
+    copy = 0
+    while total < partitions and sources:
+        copy += 1
+        for name, topic_id, internal, parts in sources:
+            renamed = f"copy{copy:03d}-{name}"
+            topics.append([renamed, _copied_id(topic_id, copy), internal, parts])
+            if name in configs:
+                configs[renamed] = configs[name]
+            for by_topic in values.values():
+                if name in by_topic:
+                    by_topic[renamed] = by_topic[name]
+            sizes += [[renamed, p, size] for p, size in sizes_of.get(name, [])]
+            reassignments += [[renamed, *r] for r in moving_of.get(name, [])]
+            if name in entries:
+                entries[renamed] = {
+                    **entries[name],
+                    "topic": renamed,
+                    "topic_id": _copied_id(entries[name]["topic_id"], copy),
+                }
+            total += len(parts)
+            if total >= partitions:
+                break
+    return {
+        **data,
+        "scenario": f"{data['scenario']}, expanded to {total} partitions (not a recording)",
+        "expanded": {"from": data["scenario"], "copies": copy, "partitions": total},
+        "topics": sorted(topics, key=lambda t: t[0]),
+        "topic_configs": configs,
+        "topic_config_values": values,
+        "reassignments": reassignments,
+        "partition_sizes": sizes,
+        "placeholders": {"topic": own, "entries": entries},
+    }
+
+
+def write_expanded(source: str, partitions: int, path: Path) -> None:
+    data = expand(load_recording(source), partitions)
+    text = json.dumps(data, separators=(",", ":"))
+    path.write_bytes(gzip.compress(text.encode(), compresslevel=1, mtime=0))
+    log(f"{data['scenario']}: {len(data['topics'])} topics -> {path}")
+
+
 def up(dev: DevCluster, mode: Mode) -> str:
     dev.up(mode, brokers=3)
     return str(dev.status()["bootstrap_servers"])
@@ -209,13 +342,28 @@ def record_kraft(wanted: set[str], scratch: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenarios", nargs="*", default=SCENARIOS)
-    wanted = set(parser.parse_args().scenarios)
+    parser.add_argument("--big-topics", type=int, default=BIG_TOPICS)
+    parser.add_argument("--big-partitions", type=int, default=BIG_PARTITIONS)
+    parser.add_argument(
+        "--expand",
+        nargs=3,
+        metavar=("RECORDING", "PARTITIONS", "OUT"),
+        help="write the expansion of a recording (not a recording: see `expand`) and exit",
+    )
+    args = parser.parse_args()
+    if args.expand:
+        source, partitions, out = args.expand
+        write_expanded(source, int(partitions), Path(out))
+        return
+    wanted = set(args.scenarios)
     scratch = Path(tempfile.mkdtemp(prefix="kafka-tui-record-"))
     # The admin's journal and audit log go to the scratch folder, not the user's state.
     os.environ["KAFKA_TUI_JOURNAL"] = str(scratch / "recent-changes.jsonl")
     os.environ["KAFKA_TUI_AUDIT_LOG"] = str(scratch / "audit.jsonl")
     if wanted & {"kraft-empty", "kraft-demo", "kraft-fill", "kraft-10k"}:
         record_kraft(wanted, scratch)
+    if "kraft-big" in wanted:
+        record_kraft_big(scratch, args.big_topics, args.big_partitions)
     if "zk-demo" in wanted:
         dev = DevCluster(scratch / "zk")
         try:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from kafka_tui.admin import (
+    AdminError,
     BrokerInfo,
     ClusterInfo,
     ConfigEntry,
@@ -28,8 +29,10 @@ from kafka_tui.admin import (
     TopicResult,
     TopicSpec,
 )
+from kafka_tui.admin.configs import ConfigWithDefault
+from kafka_tui.admin.groups import GroupsOfTopics
 from kafka_tui.admin.leaders import ElectionResult, ElectionType
-from kafka_tui.admin.model import DEFAULT_TIMEOUT_MS
+from kafka_tui.admin.model import DEFAULT_TIMEOUT_MS, BrokerLoad
 from kafka_tui.admin.moves import (
     MoveResult,
     OngoingReassignment,
@@ -37,7 +40,9 @@ from kafka_tui.admin.moves import (
     ReplicationThrottle,
 )
 from kafka_tui.admin.placeholders import PlaceholderEntry, PlaceholderStore
+from kafka_tui.admin.sampling import TailSample
 from kafka_tui.config import Profile
+from kafka_tui.planning.placement import Load
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 FORMAT = 1
@@ -142,7 +147,11 @@ class Recording:
 
     @classmethod
     def load(cls, name: str) -> Recording:
-        data = load_recording(name)
+        return cls.of(name, load_recording(name))
+
+    @classmethod
+    def of(cls, name: str, data: Mapping[str, Any]) -> Recording:
+        """From a recording's data (e.g. tests/data/record.py's expansion of one)."""
         topics = (decode_topic(t) for t in data["topics"])
         return cls(
             name=name,
@@ -208,11 +217,33 @@ class ReplayAdmin:
             ]
         return found, []
 
+    async def topics_with_load(
+        self, names: Sequence[str]
+    ) -> tuple[list[TopicDescription], BrokerLoad]:
+        """The recorded topics named (those not recorded do not exist), and every recorded
+        topic's load, counted as KafkaAdmin counts it."""
+        topics = self.recording.topics
+        load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
+        found = sorted(
+            (topics[n] for n in dict.fromkeys(names) if n in topics), key=lambda t: t.name
+        )
+        count = sum(len(t.partitions) for t in topics.values())
+        return found, BrokerLoad(load.replicas, load.leaders, len(topics), count)
+
     def _configs(self, topic: str) -> dict[str, ConfigEntry]:
         try:
             return self.recording.topic_configs[topic]
         except KeyError:
             raise ReplayGap(f"{self.recording.name}: configs of {topic!r} not recorded") from None
+
+    async def topic_configs_with_defaults(
+        self, names: Sequence[str]
+    ) -> tuple[dict[str, dict[str, ConfigWithDefault]], list[TopicResult]]:
+        # A recording holds no synonyms: the value underneath an override is unknown (None).
+        found = {
+            n: {k: ConfigWithDefault(c, None) for k, c in self._configs(n).items()} for n in names
+        }
+        return found, []
 
     async def topic_config_value(self, key: str, topics: Sequence[str]) -> dict[str, str | None]:
         values = self.recording.config_values.get(key)
@@ -247,6 +278,20 @@ class ReplayAdmin:
             raise ReplayGap(f"{self.recording.name}: sizes on brokers {list(brokers)} only")
         named = set(topics)
         return {k: v for k, v in self.recording.sizes.items() if k[0] in named}
+
+    # Consumer groups and the records' tail are not recorded: answered as a cluster that
+    # cannot tell (an AdminError), which the screens show as a note, not as a failure.
+
+    async def consumer_groups_of(self, topics: Mapping[str, Sequence[int]]) -> GroupsOfTopics:
+        raise AdminError("NOT_RECORDED", f"{self.recording.name}: consumer groups not recorded")
+
+    async def log_end_offsets(self, topics: Sequence[str]) -> dict[tuple[str, int], int]:
+        raise AdminError("NOT_RECORDED", f"{self.recording.name}: log end offsets not recorded")
+
+    async def sample_last_batches(
+        self, topics: Sequence[str], *, timeout_s: float = 5.0
+    ) -> dict[str, TailSample]:
+        raise AdminError("NOT_RECORDED", f"{self.recording.name}: records not recorded")
 
     # -- changes: refused --------------------------------------------------------------
 

@@ -50,6 +50,7 @@ class CreateTopicScreen(FormScreen):
     )
     APPLY_LABEL = "Create"
     spec: TopicSpec | None = None
+    touched = ()  # a new topic: the others weigh as load only
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="form", can_focus=False):

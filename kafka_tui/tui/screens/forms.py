@@ -276,6 +276,10 @@ class FormScreen(KafkaScreen):
     async def read_extra(self, snapshot: Snapshot) -> None:
         """More the form needs with the snapshot (the partitions form: min.insync.replicas)."""
 
+    # The topics the form's change touches, described in its snapshot; the others only weigh
+    # as load, counted without describing them (take_snapshot's `current`). None: all.
+    touched: Sequence[str] | None = None
+
     def show_preview(
         self,
         first_partition: int,
@@ -318,6 +322,7 @@ class FormScreen(KafkaScreen):
                 self.admin,
                 zookeeper=profile.zookeeper_connect,
                 store=placeholder_store(self, profile),
+                current=self.touched,
             )
             await self.read_extra(snapshot)
             self.snapshot = snapshot

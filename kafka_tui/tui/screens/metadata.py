@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import gc
 from dataclasses import dataclass, field
+from itertools import compress, islice
+from operator import le
 from typing import ClassVar
 
 from rich.text import Text
@@ -45,14 +47,25 @@ class Filters:
     def needs_min_isr(self) -> bool:
         return bool(self.on & {"under_min_isr", "at_min_isr"})
 
-    def apply(self, rows: list[TopicRow], lowered_names: list[str]) -> list[TopicRow]:
-        """The rows to show; `lowered_names[i]` is `rows[i].name.lower()`. Runs on every
-        keystroke over every topic, so it stays a few list comprehensions."""
+    def apply(
+        self, rows: list[TopicRow], lowered_names: list[str], name_lengths: list[int]
+    ) -> tuple[list[TopicRow], int]:
+        """The rows to show, and the length of their longest name (the table's name column).
+        `lowered_names[i]` is `rows[i].name.lower()`, `name_lengths[i]` its length. Runs on
+        every keystroke over every topic (100,000 on a large cluster), so it stays passes
+        that run in C but for the `in`."""
         text = self.text
-        shown = [r for r, n in zip(rows, lowered_names, strict=True) if text in n] if text else rows
+        if text:
+            matched = [text in n for n in lowered_names]
+            shown = list(compress(rows, matched))
+            longest = max(compress(name_lengths, matched), default=0)
+        else:
+            shown, longest = rows, max(name_lengths, default=0)
         for name in sorted(self.on):
             shown = [r for r in shown if getattr(r, name) > 0 and not r.own]
-        return shown
+        if self.on:
+            longest = max((len(r.name) for r in shown), default=0)
+        return shown, longest
 
 
 class _CollectionPause:
@@ -188,6 +201,7 @@ class MetadataScreen(KafkaScreen):
         self.topics: dict[str, TopicDescription] = {}
         self.rows: list[TopicRow] = []
         self._lowered_names: list[str] = []
+        self._name_lengths: list[int] = []
         self._health = ""
         self.cluster: ClusterInfo | None = None
         self.min_isr: dict[str, int] = {}
@@ -247,8 +261,12 @@ class MetadataScreen(KafkaScreen):
         self.topics = {t.name: t for t in topics}
         live = set(cluster.live_broker_ids)
         own = self.profile.placeholders_topic
+        names = [t.name for t in topics]
+        if not all(map(le, names, islice(names, 1, None))):  # the table wants name order
+            topics = sorted(topics, key=lambda t: t.name)
         self.rows = [TopicRow.of(t, live, self.min_isr.get(t.name), t.name == own) for t in topics]
         self._lowered_names = [r.name.lower() for r in self.rows]
+        self._name_lengths = [len(r.name) for r in self.rows]
         urp = sum(1 for r in self.rows if r.under_replicated and not r.own)
         unavailable = sum(1 for r in self.rows if r.unavailable and not r.own)
         self._health = f"{urp} under-replicated · {unavailable} unavailable"
@@ -277,8 +295,8 @@ class MetadataScreen(KafkaScreen):
         banner.update(message or "")
 
     def apply_filters(self) -> None:
-        shown = self.filters.apply(self.rows, self._lowered_names)
-        self.query_one(TopicTable).set_rows(shown)
+        shown, longest = self.filters.apply(self.rows, self._lowered_names, self._name_lengths)
+        self.query_one(TopicTable).set_rows(shown, longest_name=longest)
         toggles = "Filters: " + " ".join(
             f"[{'x' if key in self.filters.on else ' '}]{label}" for key, label in TOGGLES.items()
         )

@@ -3,8 +3,10 @@ instantly (a DataTable takes about a second to add 10,000 rows)."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import ClassVar
 
 from rich.segment import Segment
@@ -19,7 +21,7 @@ from textual.strip import Strip
 from ...admin import TopicDescription
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TopicRow:
     name: str
     partitions: int
@@ -44,26 +46,32 @@ class TopicRow:
         min_isr: int | None,
         own: bool = False,
     ) -> TopicRow:
-        # One pass over the partitions: this runs for every topic at every refresh (30,000
-        # partitions on a large cluster).
-        minimum = min_isr or 1
+        # One pass over the partitions, attributes read once into locals: this runs for every
+        # partition at every refresh (1,000,000 on a large cluster: about half a second).
         replication_factor = under_replicated = offline = unavailable = under_min = at_min = 0
         not_preferred = 0
         for p in topic.partitions:
-            replication_factor = max(replication_factor, len(p.replicas))
-            if p.leader >= 0 and p.replicas and p.leader != p.replicas[0]:
-                not_preferred += 1
-            if p.under_replicated:
+            replicas = p.replicas
+            count = len(replicas)
+            if count > replication_factor:
+                replication_factor = count
+            leader = p.leader
+            in_sync = len(p.isr)
+            if in_sync < count:
                 under_replicated += 1
             if p.offline_replicas:
                 offline += len(p.offline_replicas)
-            if p.leader < 0 or (live is not None and p.leader not in live):
+            if leader < 0:
                 unavailable += 1
+            else:
+                if count and leader != replicas[0]:
+                    not_preferred += 1
+                if live is not None and leader not in live:
+                    unavailable += 1
             if min_isr:
-                in_sync = len(p.isr)
-                if in_sync < minimum:
+                if in_sync < min_isr:
                     under_min += 1
-                elif in_sync == minimum:
+                elif in_sync == min_isr:
                     at_min += 1
         return cls(
             name=topic.name,
@@ -91,6 +99,8 @@ class TopicRow:
             return "^ "
         return "  "
 
+
+_NAME = attrgetter("name")
 
 _COLUMNS: list[tuple[str, int]] = [
     ("Partitions", 10),
@@ -154,23 +164,34 @@ class TopicTable(ScrollView, can_focus=True):
     def current(self) -> TopicRow | None:
         return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
 
-    def set_rows(self, rows: Sequence[TopicRow]) -> None:
-        """Replace the rows, keeping the cursor on the same topic and the scroll position."""
-        previous = self.current.name if self.current else ""  # no topic is called ""
+    def set_rows(self, rows: Sequence[TopicRow], longest_name: int | None = None) -> None:
+        """Replace the rows, keeping the cursor on the same topic and the scroll position.
+
+        `rows` come in name order (the admin lists topics so, and filters keep the order):
+        the cursor's topic is found by bisection. `longest_name`: the length of the longest
+        name in `rows`, when the caller knows it already. Runs at every filter keystroke:
+        nothing here walks the rows in Python (100,000 of them on a large cluster)."""
+        previous = self.current.name if self.current else None
         self.rows = list(rows)
-        names = [r.name for r in self.rows]
+        if longest_name is None:
+            longest_name = max(map(len, map(_NAME, self.rows)), default=10)
         # Computed once per data change: render_line runs for every visible line.
-        self._name_column = max(10, min(max(map(len, names), default=10), 80))
-        try:
-            self.cursor = names.index(previous)
-        except ValueError:
-            self.cursor = max(min(self.cursor, len(names) - 1), 0)
+        self._name_column = max(10, min(longest_name, 80))
+        found = self._index_of(previous) if previous is not None else None
+        if found is not None:
+            self.cursor = found
+        else:
+            self.cursor = max(min(self.cursor, len(self.rows) - 1), 0)
         if self.marked:
-            self.marked &= set(names)
+            self.marked = {n for n in self.marked if self._index_of(n) is not None}
         self.virtual_size = Size(self._width(), len(self.rows) + 1)
         self._scroll_cursor_into_view()
         self.refresh()
         self.post_message(self.Highlighted(self.current.name if self.current else None))
+
+    def _index_of(self, name: str) -> int | None:
+        index = bisect_left(self.rows, name, key=_NAME)
+        return index if index < len(self.rows) and self.rows[index].name == name else None
 
     def _width(self) -> int:
         return 2 + self._name_column + sum(w + 1 for _, w in _COLUMNS)

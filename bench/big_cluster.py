@@ -1,0 +1,553 @@
+"""Big clusters (issue 30): the CLI on a real dev cluster, the TUI on 1,000,000 partitions.
+
+Prints, for 3 cluster sizes each:
+  (a) the CLI on a real KRaft 4.1 dev cluster (3 brokers, topics of 10 partitions, RF 1) that
+      the bench seeds itself, in its own folder: `topics list`, `topics describe` (every
+      topic), create one topic, grow one, delete one, and `plan preview` of 1,000 new topics;
+      each a whole process (wall and CPU time), beside one raw request through aiokafka's own
+      admin client (a whole process as well, no kafka-tui code) and kafka-topics.sh
+      (TopicCommand, one JVM) where they apply. The cluster grows from one size to the next.
+  (b) the TUI (in-process, Textual's headless driver) on a replay (tests/tui/replay.py) of
+      tests/data/kraft-big.json.gz (recorded from a real cluster: 1,008 topics, 10,033
+      partitions) expanded by tests/data/record.py's `expand` to the size asked: NOT a
+      recording but renamed copies of the recorded topics (a 1,000,000-partition cluster
+      does not fit this machine's open-file limit). Each size runs in a process of its own:
+      first frame (launch to the first painted frame of the populated table; and to idle,
+      which adds the garbage collection that follows a refresh), a filter keystroke (our own
+      work: filter, hand the rows to the table, draw its visible lines; and the whole
+      keystroke through Pilot), a refresh's CPU time, and resident memory (after the replay
+      is loaded, and the peak while the TUI runs).
+
+Usage: python bench/big_cluster.py [--sizes 20000,40000,60000]
+           [--tui-sizes 10000,100000,1000000] [--skip-cli] [--skip-tui] [--keep]
+`--sizes` are partition counts of the real cluster (10 per topic); a quick run:
+`--sizes 300,600,900 --tui-sizes 10000,20000,30000`. Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import gzip
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "data")]
+
+from record import expand  # noqa: E402
+from textual.geometry import Region  # noqa: E402
+from textual.strip import Strip  # noqa: E402
+
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec  # noqa: E402
+from kafka_tui.config import Settings  # noqa: E402
+from kafka_tui.devcluster import KRAFT_VERSION, DevCluster, ensure_kafka  # noqa: E402
+from kafka_tui.devcluster.node import java_bin  # noqa: E402
+from kafka_tui.tui.app import KafkaTuiApp, make_app  # noqa: E402
+from kafka_tui.tui.screens.metadata import MetadataScreen  # noqa: E402
+from kafka_tui.tui.widgets.topic_table import TopicTable  # noqa: E402
+from tests.tui.replay import Recording, ReplayAdmin, ReplayStore, load_recording  # noqa: E402
+
+FOLDER = Path(tempfile.gettempdir()) / "kafka-tui-bench-big"
+PARTITIONS_PER_TOPIC = 10
+SOURCE = "kraft-big"
+TYPED = "big-00999"  # matches nearly every topic after one key, 1 in 1,000 at the end
+
+# -- (b) the TUI on the replay ---------------------------------------------------------------
+
+
+def expansion(partitions: int) -> Path:
+    """The expansion of the recording to `partitions`, written once per size (gzip level 1)."""
+    path = FOLDER / f"{SOURCE}-{partitions}.json.gz"
+    if not path.exists():
+        FOLDER.mkdir(parents=True, exist_ok=True)
+        data = expand(load_recording(SOURCE), partitions)
+        text = json.dumps(data, separators=(",", ":"))
+        path.with_suffix(".tmp").write_bytes(gzip.compress(text.encode(), 1, mtime=0))
+        path.with_suffix(".tmp").rename(path)
+    return path
+
+
+def _status_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def _reset_peak() -> bool:
+    """Linux: VmHWM starts again from the current RSS ("5" > /proc/self/clear_refs)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+def replay_app(recording: Recording) -> KafkaTuiApp:
+    profile = recording.profile()
+    return make_app(
+        Settings(profiles={profile.name: profile}),
+        profile,
+        admin_factory=lambda _: ReplayAdmin(recording),
+        store_factory=lambda _: ReplayStore(recording),
+        refresh_seconds=0,
+    )
+
+
+@dataclass
+class Launch:
+    frame: float  # launch -> the populated table's first painted frame
+    frame_cpu: float
+    idle: float  # launch -> idle (the collection after the refresh included)
+    idle_cpu: float
+
+
+async def launch(recording: Recording) -> Launch:
+    gc.collect()
+    painted: list[tuple[float, float]] = []
+    draw = TopicTable.render_lines
+
+    def timed(table: TopicTable, crop: Region) -> list[Strip]:
+        lines = draw(table, crop)
+        if table.rows and not painted:
+            painted.append((time.perf_counter(), time.process_time()))
+        return lines
+
+    started, cpu = time.perf_counter(), time.process_time()
+    TopicTable.render_lines = timed  # type: ignore[method-assign,assignment]
+    try:
+        app = replay_app(recording)
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = app.screen
+            assert isinstance(screen, MetadataScreen)
+            await screen.loaded.wait()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            idle, idle_cpu = time.perf_counter() - started, time.process_time() - cpu
+            assert painted, "the table was never painted"
+    finally:
+        TopicTable.render_lines = draw  # type: ignore[method-assign]
+    return Launch(painted[0][0] - started, painted[0][1] - cpu, idle, idle_cpu)
+
+
+def own_work(screen: MetadataScreen, table: TopicTable, text: str) -> tuple[float, float]:
+    """A filter keystroke's own work: filtering, handing the rows to the table, drawing its
+    visible lines, as the compositor asks for them (what tui_load.py measures)."""
+    started, cpu = time.perf_counter(), time.process_time()
+    screen.filters.text = text
+    screen.apply_filters()
+    table.render_lines(Region(0, 0, table.size.width, table.size.height))
+    return time.perf_counter() - started, time.process_time() - cpu
+
+
+async def session(recording: Recording, rounds: int) -> dict[str, Any]:
+    kinds = ("own", "own_cpu", "own_back", "own_back_cpu", "pilot", "pilot_cpu")
+    found: dict[str, list[float]] = {k: [] for k in kinds}
+    found["refresh_cpu"], found["refresh"] = [], []
+    app = replay_app(recording)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, MetadataScreen)
+        await screen.loaded.wait()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = screen.query_one(TopicTable)
+        for _ in range(rounds):
+            for n in range(1, len(TYPED) + 1):
+                wall, cpu = own_work(screen, table, TYPED[:n])
+                found["own"].append(wall)
+                found["own_cpu"].append(cpu)
+            for n in range(len(TYPED) - 1, -1, -1):  # backspace, back to no filter
+                wall, cpu = own_work(screen, table, TYPED[:n])
+                found["own_back"].append(wall)
+                found["own_back_cpu"].append(cpu)
+        await pilot.press("slash")
+        for _ in range(rounds):
+            for char in TYPED:
+                before, cpu = time.perf_counter(), time.process_time()
+                await pilot.press(char)
+                await pilot.pause()
+                found["pilot"].append(time.perf_counter() - before)
+                found["pilot_cpu"].append(time.process_time() - cpu)
+            await pilot.press("escape")
+            await pilot.pause()
+            await pilot.press("slash")
+        await pilot.press("escape")
+        await pilot.pause()
+        for _ in range(rounds):
+            before, cpu = time.perf_counter(), time.process_time()
+            screen.refresh_metadata()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            found["refresh"].append(time.perf_counter() - before)
+            found["refresh_cpu"].append(time.process_time() - cpu)
+    return found
+
+
+def tui_child(partitions: int, rounds: int) -> None:
+    """One size, in a process of its own (its own peak RSS); prints one JSON line."""
+    started = time.perf_counter()
+    with gzip.open(expansion(partitions), "rt", encoding="utf-8") as f:
+        data = json.load(f)
+    recording = Recording.of(SOURCE, data)
+    del data
+    gc.collect()
+    loaded = time.perf_counter() - started
+    topics = len(recording.topics)
+    total = sum(len(t.partitions) for t in recording.topics.values())
+    rss_replay = _status_kb("VmRSS")
+    peak_known = _reset_peak()
+    launches = [asyncio.run(launch(recording)) for _ in range(rounds)]
+    found = asyncio.run(session(recording, rounds))
+    print(
+        json.dumps(
+            {
+                "partitions": total,
+                "topics": topics,
+                "load_s": loaded,
+                "frame": [x.frame for x in launches],
+                "frame_cpu": [x.frame_cpu for x in launches],
+                "idle": [x.idle for x in launches],
+                "idle_cpu": [x.idle_cpu for x in launches],
+                **found,
+                "rss_replay_mb": rss_replay / 1024,
+                "rss_peak_mb": (_status_kb("VmHWM") if peak_known else 0) / 1024,
+                "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
+    )
+
+
+def tui_figures(sizes: list[int], rounds: int) -> None:
+    print(
+        f"(b) TUI on the replay of {SOURCE} expanded (NOT a recording; see "
+        "tests/data/record.py `expand`), in-process, 120x40:"
+    )
+    for size in sizes:
+        expansion(size)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--tui-child", str(size), "--rounds", str(rounds)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode:
+            raise SystemExit(f"TUI at {size} partitions failed:\n{proc.stderr[-3000:]}")
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+
+        def ms(values: list[float]) -> str:
+            return f"{statistics.median(values) * 1000:.1f} ms (max {max(values) * 1000:.1f})"
+
+        print(
+            f"  {r['partitions']:>9,} partitions / {r['topics']:>7,} topics: "
+            f"first frame {r['frame'][0]:.2f} s (median {statistics.median(r['frame']):.2f} s, "
+            f"CPU {statistics.median(r['frame_cpu']):.2f} s); to idle "
+            f"{statistics.median(r['idle']):.2f} s (CPU {statistics.median(r['idle_cpu']):.2f} s)"
+        )
+        print(
+            f"      filter keystroke, own work: typing {ms(r['own'])}, CPU {ms(r['own_cpu'])}; "
+            f"backspace {ms(r['own_back'])}, CPU {ms(r['own_back_cpu'])}; through Pilot "
+            f"{ms(r['pilot'])}, CPU {ms(r['pilot_cpu'])}"
+        )
+        print(
+            f"      refresh: CPU {statistics.median(r['refresh_cpu']):.2f} s (wall "
+            f"{statistics.median(r['refresh']):.2f} s); RSS with the replay loaded "
+            f"{r['rss_replay_mb']:.0f} MB, peak while the TUI ran {r['rss_peak_mb']:.0f} MB"
+        )
+
+
+# -- (a) the CLI on a real cluster -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Timed:
+    wall: float
+    cpu: float
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> Timed:
+    cpu, started = _children_cpu(), time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    result = Timed(time.perf_counter() - started, _children_cpu() - cpu)
+    if proc.returncode:
+        raise SystemExit(
+            f"{' '.join(cmd[:8])} ... failed ({proc.returncode}):\n{proc.stderr[-2000:]}"
+        )
+    return result
+
+
+def ours(bootstrap: str, *args: str) -> Timed:
+    env = dict(
+        os.environ,
+        KAFKA_TUI_JOURNAL=str(FOLDER / "journal.jsonl"),
+        KAFKA_TUI_AUDIT_LOG=str(FOLDER / "audit.jsonl"),
+    )
+    cmd = [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap]
+    return run([*cmd, "--output", "json", *args], env)
+
+
+def topic_command(bootstrap: str, *args: str) -> Timed:
+    jars = ensure_kafka(KRAFT_VERSION)
+    cmd = [java_bin(), "-Xmx512m", "-cp", jars.classpath, "-Dlog4j2.level=WARN"]
+    return run(
+        [*cmd, "org.apache.kafka.tools.TopicCommand", "--bootstrap-server", bootstrap, *args]
+    )
+
+
+# One request through aiokafka's own admin client, as a whole process with no kafka-tui code
+# (bench/raw_admin.py's yardstick, for the reads and the grow too).
+RAW = """
+import asyncio, sys
+from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic
+
+async def main(bootstrap, action, topic, partitions):
+    client = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=300000)
+    await client.start()
+    try:
+        if action == "list":
+            await client.list_topics()
+        elif action == "describe":
+            await client.describe_topics()  # Metadata for every topic
+        elif action == "create":
+            await client.create_topics([NewTopic(topic, partitions, 1)], 300000)
+        elif action == "grow":
+            await client.create_partitions({topic: NewPartitions(2 * partitions)})
+        elif action == "delete":
+            await client.delete_topics([topic], 300000)
+    finally:
+        await client.close()
+
+asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])))
+"""
+
+
+def raw(bootstrap: str, action: str, topic: str = "-") -> Timed:
+    return run([sys.executable, "-c", RAW, bootstrap, action, topic, str(PARTITIONS_PER_TOPIC)])
+
+
+async def seed(bootstrap: str, partitions: int) -> tuple[int, float]:
+    """Topics `big-NNNNN` of 10 partitions (RF 1) up to `partitions` in all; batches of 500."""
+    wanted = partitions // PARTITIONS_PER_TOPIC
+    async with KafkaAdmin(ConnectionSettings(bootstrap, request_timeout_ms=600_000)) as admin:
+        existing = set(await admin.topic_names())
+        specs = [
+            TopicSpec(f"big-{i:06d}", PARTITIONS_PER_TOPIC, 1)
+            for i in range(wanted)
+            if f"big-{i:06d}" not in existing
+        ]
+        started = time.perf_counter()
+        for start in range(0, len(specs), 500):
+            results = await admin.create_topics(specs[start : start + 500], timeout_ms=600_000)
+            failed = [r for r in results if not r.ok]
+            if failed:
+                raise SystemExit(f"seeding failed for {len(failed)}: {failed[0].message}")
+        return len(await admin.topic_names()), time.perf_counter() - started
+
+
+def plan_file(count: int) -> Path:
+    path = FOLDER / f"plan-{count}.csv"
+    rows = [f"plan-{i:05d},{PARTITIONS_PER_TOPIC},1,," for i in range(count)]
+    path.write_text(
+        "topic,partitions,replication_factor,min_required_replication_factor,configs\n"
+        + "\n".join(rows)
+        + "\n"
+    )
+    return path
+
+
+Row = tuple[Timed, Timed | None, Timed | None]  # kafka-tui, one raw request, kafka-topics.sh
+
+
+def one_round(bootstrap: str, size: int, round_: int, plan: Path) -> dict[str, Row]:
+    """Every figure once. Creates, grows and deletes: each tool acts on a topic of its own,
+    in the same state (created with 10 partitions, grown to 20, deleted)."""
+    found: dict[str, Row] = {
+        "list": (
+            ours(bootstrap, "topics", "list"),
+            raw(bootstrap, "list"),
+            topic_command(bootstrap, "--list"),
+        ),
+        "describe (every topic)": (
+            ours(bootstrap, "topics", "describe"),
+            raw(bootstrap, "describe"),
+            topic_command(bootstrap, "--describe"),
+        ),
+    }
+    name = f"one-{size}-{round_}"
+    mine, theirs, kafka = name, f"{name}-raw", f"{name}-sh"
+    partitions = str(PARTITIONS_PER_TOPIC)
+    grown = str(2 * PARTITIONS_PER_TOPIC)
+    found["create one"] = (
+        ours(
+            bootstrap,
+            "topics",
+            "create",
+            mine,
+            "--partitions",
+            partitions,
+            "--replication-factor",
+            "1",
+        ),
+        raw(bootstrap, "create", theirs),
+        topic_command(
+            bootstrap,
+            "--create",
+            "--topic",
+            kafka,
+            "--partitions",
+            partitions,
+            "--replication-factor",
+            "1",
+        ),
+    )
+    found["grow one"] = (
+        ours(bootstrap, "topics", "alter", mine, "--partitions", grown),
+        raw(bootstrap, "grow", theirs),
+        topic_command(bootstrap, "--alter", "--topic", kafka, "--partitions", grown),
+    )
+    found["delete one"] = (
+        ours(bootstrap, "topics", "delete", mine, "--yes"),
+        raw(bootstrap, "delete", theirs),
+        topic_command(bootstrap, "--delete", "--topic", kafka),
+    )
+    found["plan preview, 1,000 new topics"] = (
+        ours(bootstrap, "plan", "preview", str(plan)),
+        None,
+        None,
+    )
+    return found
+
+
+def cli_figures(sizes: list[int], rounds: int, keep: bool) -> None:
+    os.environ.setdefault("KAFKA_TUI_BROKER_HEAP_MB", "2048")
+    cluster = DevCluster(FOLDER / "cluster")
+    cluster.up("kraft", brokers=3)
+    bootstrap = cluster.bootstrap_servers()
+    plan = plan_file(1000)
+    files: list[tuple[int, list[tuple[int, int, int]]]] = []
+    print(
+        "(a) CLI on a real KRaft 4.1 cluster, 3 brokers, 10 partitions a topic, RF 1; whole "
+        f"processes, median of {rounds}: wall s / CPU s (kafka-tui's wall / the reference's)"
+    )
+    try:
+        for size in sizes:
+            topics, seconds = asyncio.run(seed(bootstrap, size))
+            print(f"  {size:,} partitions ({topics:,} topics; seeded in {seconds:.0f} s)")
+            files.append((size, broker_files(cluster)))
+            runs = [one_round(bootstrap, size, r, plan) for r in range(rounds)]
+            for label in runs[0]:
+                line = f"    {label:<32}"
+                for who, column in (("kafka-tui", 0), ("raw", 1), ("kafka-topics.sh", 2)):
+                    timed = [run[label][column] for run in runs]
+                    if timed[0] is None:
+                        continue
+                    wall = statistics.median(t.wall for t in timed if t)
+                    cpu = statistics.median(t.cpu for t in timed if t)
+                    line += f" {who} {wall:5.2f} / {cpu:4.2f}"
+                    if column:
+                        mine = statistics.median(run[label][0].wall for run in runs)
+                        line += f" ({mine / wall:4.2f}x) "
+                print(line, flush=True)
+        file_limit(files)
+    finally:
+        if not keep:
+            cluster.down()
+
+
+def broker_files(cluster: DevCluster, timeout: float = 120.0) -> list[tuple[int, int, int]]:
+    """Per running broker: (open files, memory maps, its open-file limit), from /proc, once
+    they stop changing (brokers apply new partitions seconds after the controller)."""
+    found, deadline = _broker_files(cluster), time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        time.sleep(3)
+        again = _broker_files(cluster)
+        settled = all(
+            abs(sum(x[i] for x in again) - sum(x[i] for x in found))
+            <= 0.01 * sum(x[i] for x in found)
+            for i in (0, 1)
+        )
+        found = again
+        if settled:
+            break
+    return found
+
+
+def _broker_files(cluster: DevCluster) -> list[tuple[int, int, int]]:
+    state = cluster.load()
+    found = []
+    for b in state.brokers if state else []:
+        if b.pid and Path(f"/proc/{b.pid}").exists():
+            fds = len(os.listdir(f"/proc/{b.pid}/fd"))
+            maps = len(Path(f"/proc/{b.pid}/maps").read_text().splitlines())
+            limits = Path(f"/proc/{b.pid}/limits").read_text().splitlines()
+            nofile = next(int(x.split()[3]) for x in limits if x.startswith("Max open files"))
+            found.append((fds, maps, nofile))
+    return found
+
+
+def file_limit(files: list[tuple[int, list[tuple[int, int, int]]]]) -> None:
+    """What one partition replica costs a broker in open files and memory maps (measured
+    between the smallest and the largest size), and the partition replicas per broker the
+    limits allow (computed: the brokers' own open-file limit, which the dev cluster raises as
+    far as it may, and the kernel's vm.max_map_count)."""
+    (small, at_small), (large, at_large) = files[0], files[-1]
+    brokers = len(at_large)
+    if large == small or not brokers or len(at_small) != brokers:
+        return
+    per_broker = (large - small) / brokers  # RF 1: the partitions spread evenly
+    fds = (sum(x[0] for x in at_large) - sum(x[0] for x in at_small)) / brokers / per_broker
+    maps = (sum(x[1] for x in at_large) - sum(x[1] for x in at_small)) / brokers / per_broker
+    nofile = min(x[2] for x in at_large)
+    max_maps = int(Path("/proc/sys/vm/max_map_count").read_text())
+    base_fds = max(x[0] for x in at_small) - fds * small / brokers
+    base_maps = max(x[1] for x in at_small) - maps * small / brokers
+    by_files = (nofile - base_fds) / fds if fds > 0 else float("inf")
+    by_maps = (max_maps - base_maps) / maps if maps > 0 else float("inf")
+    fits = min(by_files, by_maps)
+    print(
+        f"  a partition replica costs its broker {fds:.2f} open files and {maps:.2f} memory "
+        f"maps (measured from {small:,} to {large:,} partitions); with the brokers' open-file "
+        f"limit {nofile:,} and vm.max_map_count {max_maps:,}, a broker holds about "
+        f"{fits:,.0f} partition replicas (computed): {brokers} brokers at RF 1, about "
+        f"{fits * brokers:,.0f} partitions"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="20000,40000,60000", help="real cluster partitions")
+    parser.add_argument("--tui-sizes", default="10000,100000,1000000", help="replay partitions")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--skip-cli", action="store_true")
+    parser.add_argument("--skip-tui", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="leave the cluster running")
+    parser.add_argument("--tui-child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.tui_child:
+        tui_child(args.tui_child, args.rounds)
+        return
+    if not args.skip_tui:
+        tui_figures([int(s) for s in args.tui_sizes.split(",")], args.rounds)
+    if not args.skip_cli:
+        cli_figures([int(s) for s in args.sizes.split(",")], args.rounds, args.keep)
+
+
+if __name__ == "__main__":
+    main()
