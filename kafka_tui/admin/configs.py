@@ -12,12 +12,13 @@ ZooKeeper itself, so there the first poll already agrees.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from . import protocol
 from .batches import batched, from_code
 from .connection import AdminConnection, poll_until
 from .model import ConfigEntry, ConfigSource, TopicResult
+from .protocol_configs import ConfigWithSynonyms, DescribeConfigsWithSynonymsRequest
 
 # Topics per DescribeConfigs request: every config with its synonyms is ~6 KB a topic.
 CONFIG_BATCH = 100
@@ -26,18 +27,6 @@ CONFIG_BATCH = 100
 class ConfigWithDefault(NamedTuple):
     entry: ConfigEntry
     default: str | None  # the value underneath an override (its next synonym); None: unknown
-
-
-class _DescribeWithSynonyms(protocol.DescribeConfigsRequest):
-    """DescribeConfigs v4 asking for synonyms: an override's list goes on with the broker
-    values it hides, the first of them being what the topic has without it."""
-
-    def build(self, request_struct_class: type[Any]) -> Any:
-        resources: Any = [(kind, name, self.keys, {}) for kind, name in self.resources]
-        return request_struct_class(resources, True, False, {})
-
-
-_DescribeWithSynonyms._CLASSES = protocol.DescribeConfigsRequest._CLASSES
 
 
 def _source(code: int) -> ConfigSource:
@@ -52,14 +41,16 @@ class AdminConfigs(AdminConnection):
         found: dict[str, dict[str, ConfigWithDefault]] = {}
         errors: list[TopicResult] = []
         for batch in batched(list(dict.fromkeys(names)), CONFIG_BATCH):
-            request = _DescribeWithSynonyms([(protocol.RESOURCE_TOPIC, t) for t in batch])
-            response = (await self._send_about(request, batch)).to_object()
-            for result in response["results"]:
-                name = result["resource_name"]
-                if result["error_code"]:
-                    errors.append(from_code(name, result["error_code"], result["error_message"]))
+            request = DescribeConfigsWithSynonymsRequest(
+                [(protocol.RESOURCE_TOPIC, t) for t in batch]
+            )
+            response = await self._send_about(request, batch)
+            for result in DescribeConfigsWithSynonymsRequest.answer(response):
+                name = result.resource_name
+                if result.error_code:
+                    errors.append(from_code(name, result.error_code, result.error_message))
                     continue
-                found[name] = {c["name"]: _with_default(c) for c in result["configs"]}
+                found[name] = {c.name: _with_default(c) for c in result.configs}
         return found, errors
 
     async def wait_for_topic_configs(
@@ -79,15 +70,15 @@ class AdminConfigs(AdminConnection):
                 request = protocol.DescribeConfigsRequest(
                     [(protocol.RESOURCE_TOPIC, t) for t in names], keys
                 )
-                response = (await self._send(request, node, retry=False)).to_object()
-                for result in response["results"]:
-                    name = result["resource_name"]
+                response = await self._send(request, node, retry=False)
+                for result in protocol.DescribeConfigsRequest.answer(response):
+                    name = result.resource_name
                     shown = {
-                        c["name"]: c["value"]
-                        for c in result["configs"]
-                        if c["config_source"] == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+                        c.name: c.value
+                        for c in result.configs
+                        if c.config_source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
                     }
-                    if result["error_code"] or any(
+                    if result.error_code or any(
                         shown.get(k) != v for k, v in pending.get(name, {}).items()
                     ):
                         behind.add(name)
@@ -100,17 +91,15 @@ class AdminConfigs(AdminConnection):
         return set()
 
 
-def _with_default(config: dict[str, Any]) -> ConfigWithDefault:
+def _with_default(config: ConfigWithSynonyms) -> ConfigWithDefault:
     entry = ConfigEntry(
-        name=config["name"],
-        value=config["value"],
-        source=_source(config["config_source"]),
-        read_only=config["read_only"],
-        sensitive=config["is_sensitive"],
+        name=config.name,
+        value=config.value,
+        source=_source(config.config_source),
+        read_only=config.read_only,
+        sensitive=config.is_sensitive,
     )
     underneath = [
-        s["value"]
-        for s in config.get("synonyms") or []
-        if s["source"] != ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+        s.value for s in config.synonyms if s.source != ConfigSource.DYNAMIC_TOPIC_CONFIG.value
     ]
     return ConfigWithDefault(entry, underneath[0] if underneath else None)

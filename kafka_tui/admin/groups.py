@@ -19,21 +19,14 @@ import asyncio
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from aiokafka.protocol.api import Request, RequestStruct
-from aiokafka.protocol.types import (
-    Boolean,
-    CompactArray,
-    CompactBytes,
-    Int8,
-    Int16,
-    Int32,
-    Int64,
-    Schema,
-)
-
 from .connection import AdminConnection
 from .errors import AdminError, error_name
-from .protocol import INT32_ARRAY, STRING, TAGS, _array, _flexible_request, _response
+from .protocol_groups import (
+    DescribeGroupsRequest,
+    FindCoordinatorRequest,
+    ListGroupsRequest,
+    OffsetFetchRequest,
+)
 
 GROUP_AUTHORIZATION_FAILED = "GROUP_AUTHORIZATION_FAILED"
 CLUSTER_AUTHORIZATION_FAILED = "CLUSTER_AUTHORIZATION_FAILED"
@@ -44,189 +37,6 @@ _MOVED = frozenset({14, 15, 16})  # COORDINATOR_LOAD_IN_PROGRESS, _NOT_AVAILABLE
 # (group, partition) pairs per request keeps a request and its answer near 1 MB.
 _PAIRS_PER_REQUEST = 50_000
 _GROUPS_PER_DESCRIBE = 1_000
-_STRINGS = CompactArray(STRING)
-
-# -- the wire: Kafka's JSON schemas (clients/src/main/resources/common/message/) -------------
-
-# ListGroups (16) v4: the first version with each group's state.
-_LIST_GROUPS_V4 = _flexible_request(
-    16,
-    4,
-    Schema(("states_filter", _STRINGS), TAGS),
-    _response(
-        16,
-        4,
-        Schema(
-            ("throttle_time_ms", Int32),
-            ("error_code", Int16),
-            (
-                "groups",
-                _array(("group_id", STRING), ("protocol_type", STRING), ("group_state", STRING)),
-            ),
-            TAGS,
-        ),
-    ),
-)
-
-# OffsetFetch (9) v8: many groups per request (KIP-709).
-_OFFSET_FETCH_V8 = _flexible_request(
-    9,
-    8,
-    Schema(
-        (
-            "groups",
-            _array(
-                ("group_id", STRING),
-                ("topics", _array(("name", STRING), ("partition_indexes", INT32_ARRAY))),
-            ),
-        ),
-        ("require_stable", Boolean),
-        TAGS,
-    ),
-    _response(
-        9,
-        8,
-        Schema(
-            ("throttle_time_ms", Int32),
-            (
-                "groups",
-                _array(
-                    ("group_id", STRING),
-                    (
-                        "topics",
-                        _array(
-                            ("name", STRING),
-                            (
-                                "partitions",
-                                _array(
-                                    ("partition_index", Int32),
-                                    ("committed_offset", Int64),
-                                    ("committed_leader_epoch", Int32),
-                                    ("metadata", STRING),
-                                    ("error_code", Int16),
-                                ),
-                            ),
-                        ),
-                    ),
-                    ("error_code", Int16),
-                ),
-            ),
-            TAGS,
-        ),
-    ),
-)
-
-# DescribeGroups (15) v5: the first flexible version (v6 only adds an error message).
-_DESCRIBE_GROUPS_V5 = _flexible_request(
-    15,
-    5,
-    Schema(("groups", _STRINGS), ("include_authorized_operations", Boolean), TAGS),
-    _response(
-        15,
-        5,
-        Schema(
-            ("throttle_time_ms", Int32),
-            (
-                "groups",
-                _array(
-                    ("error_code", Int16),
-                    ("group_id", STRING),
-                    ("group_state", STRING),
-                    ("protocol_type", STRING),
-                    ("protocol_data", STRING),
-                    (
-                        "members",
-                        _array(
-                            ("member_id", STRING),
-                            ("group_instance_id", STRING),
-                            ("client_id", STRING),
-                            ("client_host", STRING),
-                            ("member_metadata", CompactBytes),
-                            ("member_assignment", CompactBytes),
-                        ),
-                    ),
-                    ("authorized_operations", Int32),
-                ),
-            ),
-            TAGS,
-        ),
-    ),
-)
-
-# FindCoordinator (10) v4: batched keys (KIP-699).
-_FIND_COORDINATOR_V4 = _flexible_request(
-    10,
-    4,
-    Schema(("key_type", Int8), ("coordinator_keys", _STRINGS), TAGS),
-    _response(
-        10,
-        4,
-        Schema(
-            ("throttle_time_ms", Int32),
-            (
-                "coordinators",
-                _array(
-                    ("key", STRING),
-                    ("node_id", Int32),
-                    ("host", STRING),
-                    ("port", Int32),
-                    ("error_code", Int16),
-                    ("error_message", STRING),
-                ),
-            ),
-            TAGS,
-        ),
-    ),
-)
-
-
-class ListGroupsRequest(Request[RequestStruct]):
-    API_KEY = 16
-
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        return request_struct_class([], {})
-
-
-class OffsetFetchRequest(Request[RequestStruct]):
-    API_KEY = 9
-
-    def __init__(self, groups: Sequence[str], topics: Mapping[str, Sequence[int]]) -> None:
-        self.groups = groups
-        self.topics = topics
-
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        topics: list[tuple[str, list[int], dict[int, bytes]]] = [
-            (name, list(partitions), {}) for name, partitions in self.topics.items()
-        ]
-        return request_struct_class([(g, topics, {}) for g in self.groups], False, {})
-
-
-class DescribeGroupsRequest(Request[RequestStruct]):
-    API_KEY = 15
-
-    def __init__(self, groups: Sequence[str]) -> None:
-        self.groups = groups
-
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        return request_struct_class(list(self.groups), False, {})
-
-
-class FindCoordinatorRequest(Request[RequestStruct]):
-    API_KEY = 10
-
-    def __init__(self, groups: Sequence[str]) -> None:
-        self.groups = groups
-
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        return request_struct_class(0, list(self.groups), {})  # key type 0: group
-
-
-# Request.__init_subclass__ derives _CLASSES from the generic parameter; ours are built here.
-ListGroupsRequest._CLASSES = (_LIST_GROUPS_V4,)
-OffsetFetchRequest._CLASSES = (_OFFSET_FETCH_V8,)
-DescribeGroupsRequest._CLASSES = (_DESCRIBE_GROUPS_V5,)
-FindCoordinatorRequest._CLASSES = (_FIND_COORDINATOR_V4,)
-
 
 # -- the admin layer's language -------------------------------------------------------------
 
@@ -311,12 +121,12 @@ class AdminGroups(AdminConnection):
                 continue
             if isinstance(answer, BaseException):
                 raise answer
-            response = answer.to_object()
-            if response["error_code"]:
-                unchecked[f"broker {broker}"] = error_name(response["error_code"])
+            response = ListGroupsRequest.answer(answer)
+            if response.error_code:
+                unchecked[f"broker {broker}"] = error_name(response.error_code)
                 continue
-            for g in response["groups"]:
-                listed[g["group_id"]] = _Listed(g["group_id"], g["group_state"] or "", broker)
+            for g in response.groups:
+                listed[g.group_id] = _Listed(g.group_id, g.state, broker)
         return listed
 
     async def _fetch_offsets(
@@ -346,38 +156,36 @@ class AdminGroups(AdminConnection):
                 continue
             if isinstance(answer, BaseException):
                 raise answer
-            for g in answer.to_object()["groups"]:
-                name = g["group_id"]
-                if g["error_code"]:
-                    code = g["error_code"]
-                    unchecked[name] = "NOT_COORDINATOR" if code in _MOVED else error_name(code)
+            for g in OffsetFetchRequest.answer(answer):
+                if g.error_code:
+                    code = g.error_code
+                    unchecked[g.group_id] = (
+                        "NOT_COORDINATOR" if code in _MOVED else error_name(code)
+                    )
                     continue
                 committed: dict[str, dict[int, int]] = {}
-                for t in g["topics"]:
-                    for p in t["partitions"]:
-                        if p["error_code"]:
-                            unchecked[name] = error_name(p["error_code"])
-                        elif p["committed_offset"] >= 0:
-                            committed.setdefault(t["name"], {})[p["partition_index"]] = p[
-                                "committed_offset"
-                            ]
-                offsets[name] = committed
+                for p in g.offsets:
+                    if p.error_code:
+                        unchecked[g.group_id] = error_name(p.error_code)
+                    elif p.offset >= 0:
+                        committed.setdefault(p.topic, {})[p.partition] = p.offset
+                offsets[g.group_id] = committed
         return offsets
 
     async def _find_coordinators(
         self, groups: Sequence[str], unchecked: dict[str, str]
     ) -> dict[str, int]:
         try:
-            response = (await self._send(FindCoordinatorRequest(groups))).to_object()
+            response = await self._send(FindCoordinatorRequest(groups))
         except AdminError as exc:
             unchecked.update(dict.fromkeys(groups, exc.name))
             return {}
         found = {}
-        for c in response["coordinators"]:
-            if c["error_code"]:
-                unchecked[c["key"]] = error_name(c["error_code"])
+        for c in FindCoordinatorRequest.answer(response):
+            if c.error_code:
+                unchecked[c.key] = error_name(c.error_code)
             else:
-                found[c["key"]] = int(c["node_id"])
+                found[c.key] = c.node_id
         return found
 
     async def _describe_groups(
@@ -397,10 +205,10 @@ class AdminGroups(AdminConnection):
                 continue  # the state from ListGroups stands; members unknown
             if isinstance(answer, BaseException):
                 raise answer
-            for g in answer.to_object()["groups"]:
-                if g["error_code"]:
+            for g in DescribeGroupsRequest.answer(answer):
+                if g.error_code:
                     continue
-                described[g["group_id"]] = (g["group_state"] or "", len(g["members"] or []))
+                described[g.group_id] = (g.state, g.members)
         return described
 
 
