@@ -46,7 +46,12 @@ from ..services.plan_apply import (
 )
 from ..services.plans import cluster_view, config_change_count
 from ..services.snapshot import Snapshot, take_snapshot
-from ..services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
+from ..services.spark_runner import (
+    read_parquet_plan,
+    run_spark_job,
+    spark_log_path,
+    spark_settings,
+)
 from . import output, plan_stream
 from .plan_output import print_summary, progress_bar, stages
 from .topics import _kip409_flags, placement_options, zookeeper_of
@@ -240,13 +245,10 @@ async def _parquet_intents(
 
 def spark_conf(args: argparse.Namespace, profile: Profile) -> dict[str, str]:
     """The profile's [spark] settings, then each --spark-conf KEY=VALUE over them."""
-    conf = dict(profile.spark)
-    for item in args.spark_conf:
-        key, equals, value = item.partition("=")
-        if not equals or not key.strip():
-            raise parsing.UsageError(f"--spark-conf: expected KEY=VALUE, got {item!r}")
-        conf[key.strip()] = value
-    return conf
+    try:
+        return spark_settings(args.spark_conf, profile.spark)
+    except ValueError as exc:
+        raise parsing.UsageError(f"--spark-conf: {exc}") from None
 
 
 async def _spark(

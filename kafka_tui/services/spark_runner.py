@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,18 @@ async def run_streamed_job(
 def _absolute(path: str) -> str:
     """A local path made absolute (the job runs elsewhere); a URI (hdfs://, s3a://) as is."""
     return path if "://" in path else os.path.abspath(path)
+
+
+def spark_settings(items: Iterable[str], base: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
+    """`base` (a profile's [spark] table), then each KEY=VALUE item over it: the one reading
+    of `--spark-conf` and of the plan screen's Spark settings. ValueError on a bad item."""
+    conf = dict(base)
+    for item in items:
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip():
+            raise ValueError(f"expected KEY=VALUE, got {item!r}")
+        conf[key.strip()] = value
+    return conf
 
 
 def _conf_args(conf: Mapping[str, str] | None) -> list[str]:

@@ -1,20 +1,25 @@
 """The plan screen against the real KRaft cluster: a plan file placed in process, its chart,
-statistics and per-topic drill-down, then applied exactly as previewed; and `esc` stopping the
-Spark engine's subprocess (`local[1]`)."""
+statistics and per-topic drill-down, then applied exactly as previewed; `esc` stopping the
+Spark engine's subprocess (`local[1]`); and the Spark settings field, checked as typed and
+passed to the Spark job."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Label, Select, Static
 from textual.worker import WorkerCancelled
 
 from kafka_tui.admin import KafkaAdmin, TopicSpec
+from kafka_tui.planning.plan import Prepared
+from kafka_tui.services.spark_runner import Show, run_spark_job
 from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.metadata import MetadataScreen
 from kafka_tui.tui.screens.plan import PlanScreen
@@ -136,6 +141,63 @@ async def test_esc_stops_the_spark_engine(
         assert "Cancelled" in str(screen.query_one("#plan-stage", Label).render())
     found, _ = await kadmin.describe_topics([marked], configs=False)
     assert len(found[0].partitions) == 1  # nothing was sent
+
+
+async def test_spark_settings_are_checked_as_typed_and_reach_the_spark_job(
+    kraft_cluster: Cluster,
+    kadmin: KafkaAdmin,
+    topic_name: Names,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    marked = topic_name()
+    assert (await kadmin.create_topics([TopicSpec(marked, 1, 1)]))[0].ok
+    received: list[dict[str, str]] = []
+
+    async def recorded_job(
+        prepared: Prepared,
+        master: str,
+        show: Show,
+        started: Callable[[asyncio.subprocess.Process], None],
+        conf: Mapping[str, str] | None = None,
+    ) -> tuple[str | None, str | None]:
+        received.append(dict(conf or {}))
+        return await run_spark_job(prepared, master, show, started, conf)
+
+    monkeypatch.setattr("kafka_tui.tui.screens.plan.run_spark_job", recorded_job)
+    app = app_for(kraft_cluster)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.profile and app.admin
+        profile = replace(app.profile, spark=(("spark.ui.enabled", "false"),))
+        screen = await open_screen(app, pilot, PlanScreen(profile, app.admin, [marked]))
+        settings = screen.query_one("#spark-conf", Input)
+        error = screen.query_one("#spark-conf-error", Label)
+        assert settings.value == "spark.ui.enabled=false"  # the profile's [spark] table
+        assert not settings.display  # the local engine runs no Spark
+        await pilot.press("3")
+        screen.query_one("#engine", Select).value = "spark"
+        screen.query_one("#spark-master", Input).value = "local[1]"
+        await pilot.pause()
+        assert settings.display and not error.display
+        settings.focus()
+        await pilot.press("end", *" spark.executor.memory")
+        await pilot.pause()
+        assert error.display
+        assert "expected KEY=VALUE, got 'spark.executor.memory'" in str(error.render())
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert received == [] and screen.spark_process is None and screen.document is None
+        assert "expected KEY=VALUE" in str(screen.query_one("#plan-stage", Label).render())
+        await pilot.press(*"=1g")
+        await pilot.pause()
+        assert not error.display
+        await pilot.press("ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert received == [{"spark.ui.enabled": "false", "spark.executor.memory": "1g"}]
+        assert screen.document is not None and screen.document["engine"] == "spark"
+    found, _ = await kadmin.describe_topics([marked], configs=False)
+    assert len(found[0].partitions) == 1  # placed, not applied
 
 
 async def test_P_opens_the_plan_screen_for_the_marked_topics_and_f_the_rf_change(

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import io
 import json
+import shlex
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -47,7 +48,12 @@ from ...services.plans import (
 )
 from ...services.ports import AdminPort
 from ...services.snapshot import take_snapshot
-from ...services.spark_runner import read_parquet_plan, run_spark_job, spark_log_path
+from ...services.spark_runner import (
+    read_parquet_plan,
+    run_spark_job,
+    spark_log_path,
+    spark_settings,
+)
 from ..widgets.broker_chart import BrokerBars, BrokerChart
 from ..widgets.tables import PreviewTable
 from ..words import FORM_FIELDS, field_error_words, remedy_words
@@ -174,6 +180,13 @@ class PlanScreen(KafkaScreen):
                 id="mode",
             )
             yield Input(placeholder="min required RF (optional)", id="min_required", type="integer")
+        # Shell words, as --spark-conf takes them: values such as spark.jars hold commas.
+        yield Input(
+            shlex.join(f"{key}={value}" for key, value in self.profile.spark),
+            placeholder="Spark settings: KEY=VALUE ... (optional)",
+            id="spark-conf",
+        )
+        yield Label("", id="spark-conf-error", classes="field-error", markup=False)
         yield Label("ctrl+r places the plan; nothing is sent before ctrl+s.", id="plan-stage")
         yield ProgressBar(id="plan-progress", show_eta=False)
         yield Static("", id="plan-summary", markup=False)
@@ -196,6 +209,7 @@ class PlanScreen(KafkaScreen):
         table.add_column("Configs", key="configs")
         table.add_column("Result", key="result")
         self.query_one("#plan-progress", ProgressBar).display = False
+        self._show_spark_settings()
         self.query_one("#grow-to" if self.topics else "#plan-path", Input).focus()
 
     def _stage(self, text: str) -> None:
@@ -222,6 +236,36 @@ class PlanScreen(KafkaScreen):
     @on(Input.Changed, "#plan-path, #grow-to")
     def input_changed(self) -> None:
         self.intents = None
+        self._show_spark_settings()
+
+    @on(Select.Changed, "#engine")
+    @on(Input.Changed, "#spark-conf")
+    def spark_changed(self) -> None:
+        self._show_spark_settings()
+
+    def _uses_spark(self) -> bool:
+        """The Spark engine, or a Parquet plan (read by Spark whatever the engine)."""
+        if str(self.query_one("#engine", Select).value) == "spark":
+            return True
+        return not self.topics and plan_parquet.is_parquet(str(self._path()))
+
+    def _show_spark_settings(self) -> None:
+        """The settings field only when Spark runs, its error next to it as it is typed."""
+        shown = self._uses_spark()
+        self.query_one("#spark-conf", Input).display = shown
+        error = self.query_one("#spark-conf-error", Label)
+        _, problem = self._spark_settings()
+        error.update(problem or "")
+        error.display = shown and problem is not None
+
+    def _spark_settings(self) -> tuple[dict[str, str], str | None]:
+        """The field's settings as `--spark-conf` reads them (the field starts with the
+        profile's [spark] table, so it is the whole of them); or why they cannot be read."""
+        text = self.query_one("#spark-conf", Input).value
+        try:
+            return spark_settings(shlex.split(text)), None
+        except ValueError as exc:
+            return {}, f"Spark settings: {exc}."
 
     @work(exclusive=True, group="plan-open", exit_on_error=False)
     async def open_plan(self) -> None:
@@ -271,10 +315,14 @@ class PlanScreen(KafkaScreen):
     async def _read_parquet(self, path: Path) -> bool:
         """Parquet needs Spark (pyarrow is not installed): its JVM reads the rows."""
         master = self.query_one("#spark-master", Input).value.strip() or "local[*]"
+        conf, problem = self._spark_settings()
+        if problem is not None:
+            self._stage(problem)
+            return False
         self._stage(f"Reading {path} with Spark ({master})…")
         try:
             intents, failure = await read_parquet_plan(
-                path, master, self._spark_shown, self._spark_started, dict(self.profile.spark)
+                path, master, self._spark_shown, self._spark_started, conf
             )
         except plan_io.PlanFileErrors as exc:
             self.intents = None
@@ -300,6 +348,11 @@ class PlanScreen(KafkaScreen):
             return
         if not self.intents:  # a saved plan is shown already
             return
+        engine = str(self.query_one("#engine", Select).value)
+        conf, problem = self._spark_settings()
+        if engine == "spark" and problem is not None:
+            self._stage(problem)
+            return
         self.document = None
         self.results = {}
         self._stage("Reading the cluster…")
@@ -307,7 +360,6 @@ class PlanScreen(KafkaScreen):
         options = self._options()
         if options is None:
             return
-        engine = str(self.query_one("#engine", Select).value)
         try:
             snapshot = await take_snapshot(
                 self.admin,
@@ -323,7 +375,7 @@ class PlanScreen(KafkaScreen):
         try:
             if engine == "spark":
                 master = self.query_one("#spark-master", Input).value.strip() or "local[*]"
-                text = await self._spark(prepared, master)
+                text = await self._spark(prepared, master, conf)
             else:
                 text = await self._local(prepared)
         except (asyncio.CancelledError, PlanCancelled) as exc:
@@ -372,11 +424,11 @@ class PlanScreen(KafkaScreen):
     def _spark_started(self, process: asyncio.subprocess.Process) -> None:
         self.spark_process = process
 
-    async def _spark(self, prepared: Prepared, master: str) -> str | None:
+    async def _spark(self, prepared: Prepared, master: str, conf: dict[str, str]) -> str | None:
         """The Spark job as `plan preview --engine spark` runs it; None when it failed."""
         self._stage(f"Starting Spark ({master})… esc cancels. Its log: {spark_log_path()}")
         text, failure = await run_spark_job(
-            prepared, master, self._spark_shown, self._spark_started, dict(self.profile.spark)
+            prepared, master, self._spark_shown, self._spark_started, conf
         )
         if failure is not None:
             self.notify(
