@@ -1,18 +1,14 @@
 """Async admin layer over aiokafka: own dataclasses in and out, typed errors, no Textual."""
 
-from .lean_aiokafka import install as _install_lean_aiokafka
-
-_install_lean_aiokafka()  # before aiokafka is first imported
-
-from .client import KafkaAdmin  # noqa: E402
-from .errors import (  # noqa: E402
+from .client import KafkaAdmin
+from .errors import (
     AdminError,
     ConnectionFailed,
     KafkaRequestError,
     ReadOnlyProfile,
     ValidationError,
 )
-from .model import (  # noqa: E402
+from .model import (
     BrokerInfo,
     ClusterInfo,
     ConfigChange,

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import gc
 import importlib
 import logging
-import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
 
 from .. import __version__
 from ..admin import AdminError, ConnectionSettings, KafkaAdmin, audit
@@ -218,25 +214,6 @@ def _resolve(args: argparse.Namespace, settings: Settings) -> Profile:
     return profile
 
 
-def _lean_process() -> None:
-    """A headless command's own process: the cyclic collector no longer walks the ~100,000
-    objects made at import on every full collection, and runs a tenth as often (a
-    2,000-topic create made 100-270 collections: 20-60 ms)."""
-    gc.freeze()
-    gc.set_threshold(7_000, 10, 10)
-
-
-def _exit_now(code: int) -> NoReturn:
-    """End a headless command's process without Python's teardown, which frees every object
-    one by one (25-40 ms after a 2,000-topic change). Everything it wrote is flushed and
-    closed first: output, the audit log and the journal are written as they go."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    logging.shutdown()
-    os._exit(code)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     if argv is None and hasattr(signal, "SIGPIPE"):
         # `kafka-tui topics list | head` ends quietly, as other Unix tools do.
@@ -266,9 +243,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return audit_log.run_local(args, settings)
         profile = _resolve(args, settings)
         audit.configure(path=profile.audit_log, profile=profile.name)
-        if argv is None:
-            _lean_process()
-            _exit_now(asyncio.run(_run_admin(args, profile)))
         return asyncio.run(_run_admin(args, profile))
     except (ConfigError, parsing.UsageError) as exc:
         return _fail(str(exc))

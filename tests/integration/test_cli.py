@@ -306,31 +306,6 @@ def test_commands_that_do_not_place_do_not_load_the_placer() -> None:
     assert proc.stdout.splitlines() == ["[]", "True"], proc.stderr
 
 
-def test_commands_start_without_aiokafka_s_clients_until_they_are_used() -> None:
-    """kafka-tui's start loads aiokafka's package without its consumer and producer (~35
-    modules, ~35-55 ms of CPU: admin/lean_aiokafka.py). The first name the package's
-    __init__ defines loads them, and the package is then what it always is."""
-    code = (
-        "import sys, importlib.metadata\n"
-        "from kafka_tui.cli import topics\n"
-        "from kafka_tui.services import placing\n"
-        "from kafka_tui.cli.main import build_parser\n"
-        "from aiokafka import errors\n"
-        "import aiokafka\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('aiokafka.consumer', "
-        "'aiokafka.producer', 'aiokafka.record'))))\n"
-        "print(aiokafka.__version__ == importlib.metadata.version('aiokafka'))\n"
-        "from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition\n"
-        "from aiokafka.consumer import AIOKafkaConsumer as C\n"
-        "print(AIOKafkaConsumer is C, sorted(aiokafka.__all__) == sorted(\n"
-        "    n for n in aiokafka.__all__ if getattr(aiokafka, n, None) is not None))\n"
-        "from kafka_tui.admin.lean_aiokafka import install\n"
-        "print(install(), aiokafka.errors is errors)\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert proc.stdout.splitlines() == ["[]", "True", "True True", "False True"], proc.stderr
-
-
 def test_a_count_typed_by_mistake_is_refused_at_once(
     cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
 ) -> None:
