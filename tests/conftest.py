@@ -55,6 +55,8 @@ def _worker_group(item: pytest.Item) -> str | None:
     callspec = getattr(item, "callspec", None)
     param = callspec.params.get("cluster") if callspec is not None else None
     module = item.path.name
+    if module in ("test_spark_cluster.py", "test_spark_parts.py"):
+        return module  # each module starts a standalone Spark cluster of its own
     if module.startswith("test_spark") or module == "test_plan_parquet.py":
         return "spark"
     if any(name.startswith("secured") for name in names):
