@@ -34,6 +34,7 @@ from ..services.plans import cluster_view
 from ..services.snapshot import Snapshot, take_snapshot
 from ..services.spark_runner import run_streamed_job, spark_log_path
 from .plan_output import progress_bar, stages
+from .spark_flags import spark_conf
 from .topics import placement_options, zookeeper_of
 from .words import worded
 
@@ -61,7 +62,6 @@ async def run(
     taken = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     job = plan_parts.job_to_json(view, options, admin.cluster_id, taken, args.plan)
     folder, keep = await asyncio.to_thread(_output_folder, args)
-    from .plans import spark_conf  # cli/plans.py imports this module
 
     with stages(as_json) as show:
         summary, failure = await run_streamed_job(

@@ -50,10 +50,10 @@ from ..services.spark_runner import (
     read_parquet_plan,
     run_spark_job,
     spark_log_path,
-    spark_settings,
 )
 from . import output, plan_stream
 from .plan_output import print_summary, progress_bar, stages
+from .spark_flags import spark_conf
 from .topics import _kip409_flags, placement_options, zookeeper_of
 
 # Above this many new partitions `--engine auto` runs Spark. Measured with bench/plans.py on the
@@ -241,14 +241,6 @@ async def _parquet_intents(
             file=sys.stderr,
         )
     return intents
-
-
-def spark_conf(args: argparse.Namespace, profile: Profile) -> dict[str, str]:
-    """The profile's [spark] settings, then each --spark-conf KEY=VALUE over them."""
-    try:
-        return spark_settings(args.spark_conf, profile.spark)
-    except ValueError as exc:
-        raise parsing.UsageError(f"--spark-conf: {exc}") from None
 
 
 async def _spark(
