@@ -55,9 +55,9 @@ def _worker_group(item: pytest.Item) -> str | None:
     callspec = getattr(item, "callspec", None)
     param = callspec.params.get("cluster") if callspec is not None else None
     module = item.path.name
-    if module in ("test_spark_cluster.py", "test_spark_parts.py"):
-        return module  # each module starts a standalone Spark cluster of its own
     if module.startswith("test_spark") or module == "test_plan_parquet.py":
+        # One worker: two standalone Spark clusters at once (10 JVMs) took the 2-core
+        # machine to a load of 14 and every group with it.
         return "spark"
     if any(name.startswith("secured") for name in names):
         return "secured"

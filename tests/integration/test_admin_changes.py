@@ -21,7 +21,7 @@ from kafka_tui.admin import (
 )
 from kafka_tui.admin.connection import poll_until
 
-from ..conftest import Cluster, record_sends, record_written
+from ..conftest import Cluster, record_sends
 
 Names = Callable[[str], str]
 
@@ -206,24 +206,6 @@ async def test_a_deletion_on_a_connection_idle_for_a_while_reads_the_controller_
             if type(r).__name__ == "MetadataRequest" and r.topics == []
         ]
         assert len(controller_reads) == 1, kinds
-
-
-async def test_a_create_is_written_before_the_work_done_while_the_controller_works(
-    topic_name: Names, cluster: Cluster, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A bulk create works out its results while the controller works (`while_waiting`).
-    On a connection with none open to the controller yet, that work once ran while the
-    connection opened, holding the request back; now the request is written first."""
-    order = record_written(monkeypatch)
-    name = topic_name()
-    async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as fresh:
-        assert not any(fresh._api_versions())  # aiokafka closed the bootstrap connection
-        results = await fresh.create_topics(
-            [TopicSpec(name, 1, 1)], while_waiting=lambda _: order.append("hook")
-        )
-        assert [r.ok for r in results] == [True]
-        assert order.index("CreateTopicsRequest") < order.index("hook"), order
-        await fresh.delete_topics([name])
 
 
 async def test_a_name_starting_with_two_underscores_is_deleted_unless_kafka_calls_it_internal(

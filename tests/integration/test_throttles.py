@@ -141,8 +141,12 @@ def test_clear_without_orphaned_needs_yes_off_a_terminal_and_removes_needed_ones
     assert all(c["ok"] and c["needed"] for c in cleared)
     assert "copies unthrottled" in cleared[0]["message"]
     assert asyncio.run(rates(cluster)) == {n: [None, None] for n in (1, 2, 3)}
+    # Unthrottled, the copy may finish before the cancel (it did in a loaded CI run: the
+    # cancel then finds nothing to cancel, []); either way none is left, nor a throttle.
     code, cancelled = run_json(capsys, cluster, "reassignments", "cancel", topic)
-    assert code == 0 and cancelled[0]["ok"], cancelled  # type: ignore[index]
+    assert code == 0 and isinstance(cancelled, list), cancelled
+    assert all(c["ok"] for c in cancelled), cancelled
+    assert listed(capsys, cluster) == []
 
 
 def run_json_code(capsys: pytest.CaptureFixture[str], cluster: Cluster, *args: str) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -302,7 +302,6 @@ class ReplayAdmin:
         timeout_ms: int = DEFAULT_TIMEOUT_MS,
         validate_only: bool = False,
         topic_ids: bool = True,
-        while_waiting: Callable[[Mapping[str, TopicResult]], None] | None = None,
         placed: bool = False,
     ) -> list[TopicResult]:
         _refuse("create_topics" + (" (validate only)" if validate_only else ""))
