@@ -117,6 +117,11 @@ async def delete(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
     # The deletion worker waits on the confirmation, so wait for the screen, not the workers.
     await pilot.press("slash", *"clickstream", "enter", "d")
     await pilot.pause(0.3)
+    # The dialog looks up the consumer groups meanwhile: shown once they are read.
+    for _ in range(200):
+        if getattr(app.screen, "readers", None) is not None:
+            break
+        await pilot.pause(0.05)
     await pilot.press(*"clicks")
     await pilot.pause()
 

@@ -141,11 +141,13 @@ def test_clear_without_orphaned_needs_yes_off_a_terminal_and_removes_needed_ones
     assert all(c["ok"] and c["needed"] for c in cleared)
     assert "copies unthrottled" in cleared[0]["message"]
     assert asyncio.run(rates(cluster)) == {n: [None, None] for n in (1, 2, 3)}
-    # Unthrottled, the copy may finish before the cancel (it did in a loaded CI run: the
-    # cancel then finds nothing to cancel, []); either way none is left, nor a throttle.
+    # Unthrottled, the copy may finish before the cancel (it did in loaded CI runs: the
+    # cancel then finds no reassignment, [] or NO_REASSIGNMENT_IN_PROGRESS as the race
+    # falls); either way none is left, nor a throttle.
     code, cancelled = run_json(capsys, cluster, "reassignments", "cancel", topic)
-    assert code == 0 and isinstance(cancelled, list), cancelled
-    assert all(c["ok"] for c in cancelled), cancelled
+    assert isinstance(cancelled, list), cancelled
+    assert all(c["ok"] or c["error"] == "NO_REASSIGNMENT_IN_PROGRESS" for c in cancelled), cancelled
+    assert code == (0 if all(c["ok"] for c in cancelled) else 1), cancelled
     assert listed(capsys, cluster) == []
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from functools import cache
+from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
@@ -54,6 +55,13 @@ async def settle(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
         await asyncio.wait_for(ready.wait(), 30)
         await app.workers.wait_for_complete()
         await pilot.pause()
+    await still(pilot)
+
+
+async def still(pilot: Pilot[Any]) -> None:
+    """The screen drawn as it will stay: the inputs' cursors steady, the tables' new rows
+    and the layout done (for a screenshot; no worker is waited for)."""
+    app = pilot.app
     for field in app.screen.query(Input):
         field.cursor_blink = False
     await pilot.pause()

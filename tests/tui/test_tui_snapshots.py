@@ -29,6 +29,8 @@ from kafka_tui.tui.widgets.styled import ReplicaLegend
 from kafka_tui.tui.widgets.tables import PartitionTable, PreviewTable
 from kafka_tui.tui.widgets.topic_table import TopicRow, TopicTable
 
+from .conftest import still
+
 CSS = "kafka_tui/tui/kafka_tui.tcss"
 CLUSTER = ClusterInfo(
     "fixed-cluster-id",
@@ -84,7 +86,7 @@ def test_replica_states_are_marked_and_styled(snap_compare: Any) -> None:
     async def fill(pilot: Pilot[None]) -> None:
         table.show(partitions, {3}, {3: ([4], [2])})
         preview.show(0, [[1, 2, -1], [2, -2, -3]], {3})  # KIP-409 placeholders
-        await pilot.pause()
+        await still(pilot)
 
     app = Harness(ReplicaLegend(), table, preview)
     assert snap_compare(app, terminal_size=(100, 17), run_before=fill)
@@ -93,7 +95,7 @@ def test_replica_states_are_marked_and_styled(snap_compare: Any) -> None:
 def test_create_form_shows_errors_next_to_fields(snap_compare: Any) -> None:
     async def type_bad_input(pilot: Pilot[None]) -> None:
         await pilot.press(*"orders v2", "tab", "0", "tab", "tab", *"1:2,2:3,3:1")
-        await pilot.pause()
+        await still(pilot)
 
     app = Harness(screen=create_form())
     assert snap_compare(app, terminal_size=(80, 30), run_before=type_bad_input)
@@ -102,7 +104,7 @@ def test_create_form_shows_errors_next_to_fields(snap_compare: Any) -> None:
 def test_create_form_previews_a_manual_assignment(snap_compare: Any) -> None:
     async def type_assignment(pilot: Pilot[None]) -> None:
         await pilot.press(*"orders", "tab", "tab", "tab", *"1:2,2:1,1:2")
-        await pilot.pause()
+        await still(pilot)
 
     app = Harness(screen=create_form())
     assert snap_compare(app, terminal_size=(80, 44), run_before=type_assignment)
@@ -113,7 +115,7 @@ def test_create_form_refuses_an_offline_broker_in_a_manual_assignment(snap_compa
 
     async def type_assignment(pilot: Pilot[None]) -> None:
         await pilot.press(*"orders", "tab", "tab", "tab", *"1:2,2:3,3:1")
-        await pilot.pause()
+        await still(pilot)
 
     app = Harness(screen=create_form())
     assert snap_compare(app, terminal_size=(80, 44), run_before=type_assignment)
@@ -123,7 +125,7 @@ def test_create_form_previews_an_under_replicated_placement(snap_compare: Any) -
     async def type_kip409(pilot: Pilot[None]) -> None:
         # RF 3 with broker 3 offline, a minimum of 2 (which implies mode enabled)
         await pilot.press(*"orders", "tab", "4", "tab", "3", "tab", "tab", "tab", "tab", "2")
-        await pilot.pause()
+        await still(pilot)
 
     app = Harness(screen=create_form())
     assert snap_compare(app, terminal_size=(90, 50), run_before=type_kip409)
@@ -134,7 +136,7 @@ def test_brokers_table_marks_the_offline_broker(snap_compare: Any) -> None:
 
     async def fill(pilot: Pilot[None]) -> None:
         table.show(SNAPSHOT)
-        await pilot.pause()
+        await still(pilot)
 
     assert snap_compare(Harness(table), terminal_size=(80, 6), run_before=fill)
 
@@ -165,6 +167,6 @@ def test_topics_table_marks_unhealthy_topics(snap_compare: Any) -> None:
         table.marked.add("payments")
         table.placeholders = frozenset({"audit"})
         table.focus()
-        await pilot.pause()
+        await still(pilot)
 
     assert snap_compare(Harness(table), terminal_size=(80, 9), run_before=fill)
