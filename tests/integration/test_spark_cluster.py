@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,28 +38,6 @@ def _decoy_path(folder: Path) -> str:
     venv_bin = str(Path(sys.executable).parent)
     rest = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and p != venv_bin]
     return os.pathsep.join([str(folder), *rest])
-
-
-@pytest.fixture(scope="module")
-def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    root = tmp_path_factory.mktemp("spark-cluster")
-    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
-    env |= {"KAFKA_TUI_SPARK_CLUSTER_DIR": str(root / "cluster")}
-    env["PATH"] = _decoy_path(root / "decoy-bin")
-    up = subprocess.run(
-        [*CLI, "up", "--workers", "2", "--connect", "--output", "json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    try:
-        assert up.returncode == 0, up.stderr
-        status = json.loads(up.stdout)
-        yield status | {"env": env}
-    finally:
-        down = subprocess.run([*CLI, "down"], env=env, capture_output=True, text=True, timeout=120)
-        assert down.returncode == 0, down.stderr
 
 
 def _run(tmp_path: Path, master: str, env: dict[str, str], *args: str) -> tuple[int, list[Any]]:

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +32,6 @@ from kafka_tui.planning.plan import (
     prepare,
 )
 from kafka_tui.services import plan_parts as parts
-from tests.integration.test_spark_cluster import CLI, _decoy_path
 
 from ..conftest import Cluster
 
@@ -46,24 +43,6 @@ SPLITS = [
 ]  # fmt: skip
 CONF = ["--conf", "spark.executor.memory=512m", *SPLITS]
 OPTIONS = PlanOptions("disabled", None, 300)
-
-
-@pytest.fixture(scope="module")
-def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """As test_spark_cluster's: 2 workers and a Connect server, the workers' PATH python3 a
-    decoy that cannot import the job."""
-    root = tmp_path_factory.mktemp("spark-cluster")
-    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
-    env |= {"KAFKA_TUI_SPARK_CLUSTER_DIR": str(root / "cluster")}
-    env["PATH"] = _decoy_path(root / "decoy-bin")
-    up = subprocess.run([*CLI, "up", "--workers", "2", "--connect", "--output", "json"],
-                        env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
-    try:
-        assert up.returncode == 0, up.stderr
-        yield json.loads(up.stdout) | {"env": env}
-    finally:
-        down = subprocess.run([*CLI, "down"], env=env, capture_output=True, text=True, timeout=120)
-        assert down.returncode == 0, down.stderr
 
 
 def _view() -> ClusterView:

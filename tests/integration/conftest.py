@@ -1,0 +1,38 @@
+"""Fixtures shared by the integration modules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from .test_spark_cluster import CLI, _decoy_path
+
+
+@pytest.fixture(scope="session")
+def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """One standalone Spark cluster for the run (2 workers and a Connect server), the
+    workers' PATH python3 a decoy that cannot import the job. Shared by the Spark-cluster
+    modules (one xdist worker runs them all): a second cluster started as the first one's
+    module ended once failed to start its master under load, with an empty log."""
+    root = tmp_path_factory.mktemp("spark-cluster")
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
+    env |= {"KAFKA_TUI_SPARK_CLUSTER_DIR": str(root / "cluster")}
+    env["PATH"] = _decoy_path(root / "decoy-bin")
+    up = subprocess.run(
+        [*CLI, "up", "--workers", "2", "--connect", "--output", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    try:
+        assert up.returncode == 0, up.stderr
+        yield json.loads(up.stdout) | {"env": env}
+    finally:
+        down = subprocess.run([*CLI, "down"], env=env, capture_output=True, text=True, timeout=120)
+        assert down.returncode == 0, down.stderr
