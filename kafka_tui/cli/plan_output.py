@@ -56,6 +56,34 @@ def stages(as_json: bool) -> Iterator[Any]:
 # -- the summary on a terminal ---------------------------------------------------------------------
 
 
+def print_balance(stats: dict[str, Any]) -> None:
+    """The spread per live broker and the placement's counts, from a plan's stats."""
+    for key in ("replicas_after", "leaders_after"):
+        s = stats[key]
+        print(
+            f"{key.replace('_', ' ')} per live broker: min {s['min']} max {s['max']} "
+            f"avg {s['avg']} std {s['std']} max/avg {s['max_avg']}"
+        )
+    print(
+        f"Partitions whose replicas share a rack: {stats['same_rack_partitions']}; "
+        f"placeholders: {stats['placeholders']}; replicas on offline brokers: "
+        f"{stats['replicas_on_offline_brokers']}."
+    )
+
+
+def refused_other_cluster(document: dict[str, Any], cluster_id: str | None) -> bool:
+    """A saved plan made for another cluster: says so on stderr (CLUSTER_MISMATCH)."""
+    made_for = (document.get("cluster") or {}).get("id")
+    if not (made_for and cluster_id and made_for != cluster_id):
+        return False
+    print(
+        f"plan apply: refused (CLUSTER_MISMATCH): the plan was made for cluster {made_for}; "
+        f"this is cluster {cluster_id}. Preview the rows on this cluster instead.",
+        file=sys.stderr,
+    )
+    return True
+
+
 def print_summary(document: dict[str, Any]) -> None:
     topics = document["topics"]
     creates = sum(1 for t in topics if t["action"] == "create" and not t["error"])
@@ -79,17 +107,7 @@ def print_summary(document: dict[str, Any]) -> None:
             f"{b['replicas_before']} -> {b['replicas_after']}\t"
             f"{b['leaders_before']} -> {b['leaders_after']}\t{b['degree']}\t{bar}"
         )
-    for key in ("replicas_after", "leaders_after"):
-        s = stats[key]
-        print(
-            f"{key.replace('_', ' ')} per live broker: min {s['min']} max {s['max']} "
-            f"avg {s['avg']} std {s['std']} max/avg {s['max_avg']}"
-        )
-    print(
-        f"Partitions whose replicas share a rack: {stats['same_rack_partitions']}; "
-        f"placeholders: {stats['placeholders']}; replicas on offline brokers: "
-        f"{stats['replicas_on_offline_brokers']}."
-    )
+    print_balance(stats)
     for r in stats["racks"]:
         print(
             f"rack {r['rack']}: {r['brokers']} broker(s), replicas {r['replicas_before']} -> "

@@ -33,7 +33,7 @@ from ..services.plan_apply import broker_differences
 from ..services.plans import cluster_view
 from ..services.snapshot import Snapshot, take_snapshot
 from ..services.spark_runner import run_streamed_job, spark_log_path
-from .plan_output import progress_bar, stages
+from .plan_output import print_balance, progress_bar, refused_other_cluster, stages
 from .spark_flags import spark_conf
 from .topics import placement_options, zookeeper_of
 from .words import worded
@@ -141,17 +141,7 @@ def print_summary(summary: dict[str, Any], folder: Path | None) -> None:
             f"{b['replicas_before']} -> {b['replicas_after']}\t"
             f"{b['leaders_before']} -> {b['leaders_after']}\t{b['degree']}"
         )
-    for key in ("replicas_after", "leaders_after"):
-        s = stats[key]
-        print(
-            f"{key.replace('_', ' ')} per live broker: min {s['min']} max {s['max']} "
-            f"avg {s['avg']} std {s['std']} max/avg {s['max_avg']}"
-        )
-    print(
-        f"Partitions whose replicas share a rack: {stats['same_rack_partitions']}; "
-        f"placeholders: {stats['placeholders']}; replicas on offline brokers: "
-        f"{stats['replicas_on_offline_brokers']}."
-    )
+    print_balance(stats)
     for w in summary["warnings"][:20]:
         print(f"WARNING: {w}", file=sys.stderr)
     left = len(summary["warnings"]) - 20 + summary.get("warnings_left_off", 0)
@@ -175,13 +165,7 @@ async def _apply(
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     if snapshot is None:
         snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
-    made_for = (summary.get("cluster") or {}).get("id")
-    if made_for and admin.cluster_id and made_for != admin.cluster_id:
-        print(
-            f"plan apply: refused (CLUSTER_MISMATCH): the plan was made for cluster {made_for}; "
-            f"this is cluster {admin.cluster_id}. Preview the rows on this cluster instead.",
-            file=sys.stderr,
-        )
+    if refused_other_cluster(summary, admin.cluster_id):
         return 1
     differences = broker_differences(summary, snapshot)
     if differences:

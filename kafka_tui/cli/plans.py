@@ -52,7 +52,7 @@ from ..services.spark_runner import (
     spark_log_path,
 )
 from . import output, plan_stream
-from .plan_output import print_summary, progress_bar, stages
+from .plan_output import print_summary, progress_bar, refused_other_cluster, stages
 from .spark_flags import spark_conf
 from .topics import _kip409_flags, placement_options, zookeeper_of
 
@@ -310,13 +310,7 @@ async def _apply(
     document: dict[str, Any],
     as_json: bool,
 ) -> int:
-    made_for = (document.get("cluster") or {}).get("id")
-    if made_for and admin.cluster_id and made_for != admin.cluster_id:
-        print(
-            f"plan apply: refused (CLUSTER_MISMATCH): the plan was made for cluster {made_for}; "
-            f"this is cluster {admin.cluster_id}. Preview the rows on this cluster instead.",
-            file=sys.stderr,
-        )
+    if refused_other_cluster(document, admin.cluster_id):
         return 1
     differences = broker_differences(document, snapshot)
     if differences and not args.replan:
