@@ -486,7 +486,9 @@ class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, Ad
         if ops:
             request = protocol.IncrementalAlterConfigsRequest(ops, validate_only)
             response = await self._send_about(request, [t for t, _ in ops])
-            answers = {r.name: r for r in request.topic_answers(response)}
+            for r in request.topic_answers(response):
+                code, message = self._lag_answer(r.name, r.error_code, r.error_message)
+                answers[r.name] = r._replace(error_code=code, error_message=message)
         verb = "would be updated" if validate_only else "updated"
 
         def updated(i: int, _: TopicAnswer) -> TopicResult:

@@ -48,7 +48,11 @@ class AdminConfigs(AdminConnection):
             for result in DescribeConfigsWithSynonymsRequest.answer(response):
                 name = result.resource_name
                 if result.error_code:
-                    errors.append(from_code(name, result.error_code, result.error_message))
+                    errors.append(
+                        from_code(
+                            name, *self._lag_answer(name, result.error_code, result.error_message)
+                        )
+                    )
                     continue
                 found[name] = {c.name: _with_default(c) for c in result.configs}
         return found, errors

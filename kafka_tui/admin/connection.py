@@ -46,6 +46,9 @@ _STALE_AFTER_S = 60.0
 # An expectation about a topic's existence that every broker contradicts this long is checked
 # with the controller (see `_absent_at_controller`), then again at most this often.
 _PROBE_AFTER_S = 2.0
+# Kafka's error codes `_lag_answer` reads and gives.
+_UNKNOWN_TOPIC_OR_PARTITION = 3
+_REQUEST_TIMED_OUT = 7
 # Metadata this recent names the controller a change goes to (see `_recent_controller`).
 CONTROLLER_FRESH_S = 2.0
 
@@ -180,6 +183,11 @@ class AdminConnection:
         self._read_node: int | None = None
         self._answered_by: int | None = None
         self._lost_node: int | None = None
+        # Topics kafka-tui made that the broker read from last had still not shown when the
+        # request timeout ended (`_caught_up` gave up), and those of them a request about
+        # topics (`_send_about`) went to that broker with: see `_lag_answer`.
+        self._unshown: set[str] = set()
+        self._lagging: set[str] = set()
         # The controller `_controller` last read itself, and when (time.monotonic()).
         self._controller_read: tuple[float, int] | None = None
 
@@ -324,6 +332,7 @@ class AdminConnection:
         `avoid`: a broker whose link just broke (it may still be listed)."""
         if node_id is not None:
             return await self._metadata_from(topics, node_id, partitions)
+        self._unshown = set()
         response = await self._metadata_from(topics, self._reader(avoid), partitions)
         self._read_node = self._answered_by
         checked = topics if consistent_for is None else consistent_for
@@ -352,9 +361,27 @@ class AdminConnection:
         (a script's `configs alter` right after its `create`)."""
         if avoid is not None and self._read_node == avoid:
             self._read_node = None
+        self._lagging = set()
         if self.cluster_id is None or self.journal.expectations(self.cluster_id, topics):
             await self._metadata(topics, avoid=avoid, partitions=False)
+            self._lagging = self._unshown & set(topics)
         return self._reader(avoid)
+
+    def _lag_answer(self, name: str, code: int, message: str | None) -> tuple[int, str | None]:
+        """A broker's answer about topic `name` to a request `_send_about` sent, read
+        honestly. UNKNOWN_TOPIC_OR_PARTITION about a topic kafka-tui made that no reachable
+        broker had shown within the request timeout (a ZooKeeper-mode broker learns of
+        topics from the controller: with the controller frozen or lost, a broker can lack a
+        topic made a moment before for as long as a new controller takes to be elected) says
+        "this broker does not know it yet", not "it does not exist": reported as
+        REQUEST_TIMED_OUT (nothing was done for it; check again)."""
+        if code == _UNKNOWN_TOPIC_OR_PARTITION and name in self._lagging:
+            return _REQUEST_TIMED_OUT, (
+                f"broker {self._answered_by} does not know this topic yet "
+                f"({message or 'unknown topic'}): no reachable broker showed it within the "
+                "request timeout (is the controller down?); nothing was done for it"
+            )
+        return code, message
 
     async def _send_about(self, request: Any, topics: Sequence[str]) -> Any:
         """Send a request about `topics` (a config read, a config SET or DELETE: safe to
@@ -450,6 +477,7 @@ class AdminConnection:
             if not unmet_at:
                 return first
             node = nearest()
+            self._unshown = {t for t in unmet_at[node] if t in wanted and wanted[t].exists}
             self.journal.forget(self.cluster_id, unmet_at[node])
         self._read_node = node
         answer = await self._metadata_from(topics, node, partitions)

@@ -306,7 +306,11 @@ class AdminReads(AdminConnection):
         for result in response:
             name = result.resource_name
             if result.error_code:
-                errors.append(from_code(name, result.error_code, result.error_message))
+                errors.append(
+                    from_code(
+                        name, *self._lag_answer(name, result.error_code, result.error_message)
+                    )
+                )
                 continue
             configs[name] = {
                 c.name: ConfigEntry(

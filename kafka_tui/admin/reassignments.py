@@ -510,7 +510,8 @@ class AdminReassignments(AdminConnection):
                     raise KafkaRequestError.about_broker(
                         r.error_code, r.resource_name, r.error_message
                     )
-                raise KafkaRequestError.from_code(r.error_code, r.resource_name, r.error_message)
+                code, message = self._lag_answer(r.resource_name, r.error_code, r.error_message)
+                raise KafkaRequestError.from_code(code, r.resource_name, message)
 
     # -- leader elections (admin/leaders.py, imported only when leaders are elected) ---------
 
