@@ -85,9 +85,9 @@ async def raw_metadata(admin: KafkaAdmin, topics: list[str] | None, showing: set
     (ZooKeeper-mode brokers learn of new topics one by one), polling until a deadline."""
     deadline = time.monotonic() + 30
     while True:
-        response = await admin.client.send(
-            admin.client.get_random_node(), RawMetadataRequest(topics)
-        )
+        # Through the admin's own send, which tries another broker if the link breaks: a
+        # broker just stopped stays listed for a while (CI: NodeNotReadyError for it).
+        response = await admin._send(RawMetadataRequest(topics))
         assert isinstance(response, RawResponse)
         # Listed with every partition led: a ZooKeeper-mode broker can list a new topic
         # before its partitions reach it (seen once in CI: the topic with no partitions).
