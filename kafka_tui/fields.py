@@ -12,15 +12,19 @@ from enum import StrEnum
 
 class Field(StrEnum):
     TOPIC = "topic"
+    TOPIC_PATTERN = "topic_pattern"
     PARTITIONS = "partitions"
     REPLICATION_FACTOR = "replication_factor"
     REPLICA_ASSIGNMENT = "replica_assignment"
     CONFIGS = "configs"
+    ADD_CONFIG = "add_config"
+    DELETE_CONFIG = "delete_config"
     UNDER_REPLICATED_MODE = "under_replicated_mode"
     MIN_REQUIRED_RF = "min_required_replication_factor"
     PLACEMENT = "placement"
     ZOOKEEPER = "zookeeper"
     THROTTLE = "throttle"
+    PLAN_TOPICS = "plan_topics"
 
 
 @dataclass(frozen=True)

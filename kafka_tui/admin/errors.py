@@ -82,7 +82,7 @@ ERROR_NAMES: dict[int, str] = {
 # name; the broker's own detail, when it gives one, follows the sentence.
 _SENTENCES: dict[str, str] = {
     "TOPIC_ALREADY_EXISTS": "{subject} already exists. Choose another name, or skip "
-    "existing topics (--if-not-exists).",
+    "the topics that exist already.",
     "INVALID_TOPIC_EXCEPTION": "'{topic}' is not a valid topic name.",
     "INVALID_PARTITIONS": "{subject}: invalid partition count. A topic needs at least "
     "one partition, and partitions can only be added (the new total must be above the "

@@ -26,7 +26,9 @@ from ..config import (
     resolve_profile,
     with_properties,
 )
+from ..fields import FieldError
 from ..services import parsing
+from .words import field_error_text
 
 EXIT_USAGE = 2
 
@@ -246,6 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(_run_admin(args, profile))
     except (ConfigError, parsing.UsageError) as exc:
         return _fail(str(exc))
+    except FieldError as exc:  # a flag's value malformed (services/parsing.py)
+        return _fail(field_error_text(exc))
     except AdminError as exc:
         # Refused as a whole (connection, read-only profile, unsupported broker): nothing ran.
         return _fail(exc.message)

@@ -28,6 +28,7 @@ from ..admin import ConfigEntry, KafkaAdmin, ReadOnlyProfile
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
+from ..fields import Field
 from ..paths import user_path
 from ..planning import plan_io, plan_parquet
 from ..planning.plan import (
@@ -406,7 +407,7 @@ def _exported(config: ConfigEntry) -> bool:
 
 
 async def _export(args: argparse.Namespace, admin: KafkaAdmin) -> int:
-    pattern = parsing.topic_regex(args.topics) if args.topics else None
+    pattern = parsing.topic_regex(args.topics, Field.PLAN_TOPICS) if args.topics else None
     names = [
         t.name
         for t in await admin.list_topics()

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from ..admin import KafkaAdmin, ReadOnlyProfile
 from ..config import Profile
+from ..fields import FieldError
 from ..planning.reassignment import Move, TopicPlan
 from ..services import parsing, rollback
 from ..services import reassign as service
@@ -34,7 +35,10 @@ def partition_targets(text: str) -> dict[int, list[int]]:
             raise parsing.UsageError(f"{where} must look like PARTITION=1:2:3")
         if int(partition) in targets:
             raise parsing.UsageError(f"{where}: partition {int(partition)} is given twice")
-        targets[int(partition)] = parsing.replica_lists(replicas)[0]
+        try:
+            targets[int(partition)] = parsing.replica_lists(replicas)[0]
+        except FieldError as exc:
+            raise parsing.UsageError(f"{where}: {exc.message}") from None
     return targets
 
 

@@ -10,15 +10,19 @@ from ..fields import Field, FieldError, Remedy
 
 FLAGS = {
     Field.TOPIC: "TOPIC",
+    Field.TOPIC_PATTERN: "--topic",
     Field.PARTITIONS: "--partitions",
     Field.REPLICATION_FACTOR: "--replication-factor",
     Field.REPLICA_ASSIGNMENT: "--replica-assignment",
     Field.CONFIGS: "--config",
+    Field.ADD_CONFIG: "--add-config",
+    Field.DELETE_CONFIG: "--delete-config",
     Field.UNDER_REPLICATED_MODE: "--under-replicated",
     Field.MIN_REQUIRED_RF: "--min-required-replication-factor",
     Field.PLACEMENT: "--placement",
     Field.ZOOKEEPER: "--zookeeper",
     Field.THROTTLE: "--throttle",
+    Field.PLAN_TOPICS: "--topics",
 }
 
 

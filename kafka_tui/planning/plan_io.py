@@ -247,7 +247,7 @@ def csv_line(
     if open_at is not None:
         message = (
             "a quoted field runs past the end of the line: the Spark reader reads one record "
-            "per line (quoted line breaks: --engine local)"
+            "per line (quoted line breaks: the local engine)"
         )
         return [PlanFileError(name, line, open_at + 1, message)]
     try:

@@ -149,7 +149,7 @@ def explain_failure(exc: BaseException, master: str, conf: dict[str, str]) -> st
         python = executor_python(conf)
     named = f" ({python})" if python else ""
     fix = (
-        f"set --spark-conf {PYSPARK_PYTHON}=PATH to a Python {sys.version_info[0]}."
+        f"set the Spark setting {PYSPARK_PYTHON}=PATH to a Python {sys.version_info[0]}."
         f"{sys.version_info[1]} that the executors have"
     )
     for clue in ("No module named", "ModuleNotFoundError", "ImportError"):

@@ -13,6 +13,7 @@ from ..admin import NewPartitions, TopicResult, audit
 from ..admin.connection import poll_until
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
+from ..fields import Field, Remedy
 from ..planning.explicit import INVALID_REPLICA_ASSIGNMENT, check_assignment
 from ..planning.placement import INVALID_REPLICATION_FACTOR, Placement, Request, place
 from .filling import FillResult, fill_placeholders
@@ -308,8 +309,9 @@ async def grow_in_zookeeper(
             ok=False,
             error=INVALID_REPLICATION_FACTOR,
             message=f"Topic '{topic}': the new partitions need {why}; kafka-tui writes them to "
-            "ZooKeeper as Kafka's own tools do, which needs --zookeeper HOST:PORT (or the "
-            "profile's zookeeper_connect).",
+            "ZooKeeper as Kafka's own tools do, which needs ZooKeeper's address (the profile's "
+            "zookeeper_connect).",
+            remedies=(Remedy(((Field.ZOOKEEPER, "HOST:PORT"),), "to give it here"),),
         )
     result = TopicResult(
         topic,

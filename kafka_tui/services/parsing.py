@@ -1,16 +1,23 @@
-"""kafka-topics.sh / kafka-configs.sh argument formats."""
+"""kafka-topics.sh / kafka-configs.sh value formats, shared by the CLI's flags and the forms.
+
+A malformed value raises FieldError naming the field it was given for (the caller's, when the
+same format serves another field); each front end words the field (cli/words.py, tui/words.py).
+"""
 
 from __future__ import annotations
 
 import re
 import warnings
 
+from ..fields import Field, FieldError
+
 
 class UsageError(ValueError):
-    """A command-line value is malformed; the message says which and how it should look."""
+    """A request cannot be made as given (not one field's format: see FieldError); the
+    message says what and how to fix it."""
 
 
-def topic_regex(text: str) -> re.Pattern[str]:
+def topic_regex(text: str, field: Field = Field.TOPIC_PATTERN) -> re.Pattern[str]:
     """kafka-topics.sh's --topic: a regular expression that must match a whole topic name."""
     try:
         with warnings.catch_warnings():
@@ -19,29 +26,29 @@ def topic_regex(text: str) -> re.Pattern[str]:
             return re.compile(text)
     except (re.error, OverflowError, RecursionError) as exc:
         # OverflowError: a repeat count such as a{4294967296}; RecursionError: deep nesting
-        raise UsageError(f"--topic '{text}' is not a valid regular expression: {exc}") from None
+        raise FieldError(field, f"'{text}' is not a valid regular expression: {exc}") from None
 
 
 _INT32 = re.compile(r"[+-]?[0-9]{1,10}")
 
 
-def _broker_id(token: str, where: str) -> int:
+def _broker_id(token: str, field: Field, where: str) -> int:
     # int() would take '1_0', Arabic-Indic digits and 10**30; Kafka's ids are INT32 in ASCII digits.
     if not _INT32.fullmatch(token) or not -(2**31) <= int(token) < 2**31:
-        raise UsageError(f"{where}: '{token}' is not a broker id")
+        raise FieldError(field, f"{where}: '{token}' is not a broker id")
     return int(token)
 
 
-def replica_lists(text: str) -> list[list[int]]:
+def replica_lists(text: str, field: Field = Field.REPLICA_ASSIGNMENT) -> list[list[int]]:
     """'1:2:3,2:3:1' -> [[1, 2, 3], [2, 3, 1]]: partitions by commas, replicas by colons."""
     if not text.strip():
-        raise UsageError("--replica-assignment is empty; expected e.g. 1:2:3,2:3:1")
+        raise FieldError(field, "is empty; expected e.g. 1:2:3,2:3:1")
     lists = []
     for index, part in enumerate(text.split(",")):
-        where = f"--replica-assignment, partition entry {index}"
+        where = f"has a bad partition entry {index}"
         if not part.strip():
-            raise UsageError(f"{where} is empty")
-        lists.append([_broker_id(t.strip(), where) for t in part.split(":")])
+            raise FieldError(field, f"has an empty partition entry {index}")
+        lists.append([_broker_id(t.strip(), field, where) for t in part.split(":")])
     return lists
 
 
@@ -50,14 +57,14 @@ def replica_assignment(text: str) -> dict[int, list[int]]:
 
 
 def config_pairs(items: list[str]) -> dict[str, str]:
-    """Repeated --config k=v (a value may contain '=')."""
+    """kafka-topics.sh's repeated --config k=v (a value may contain '=')."""
     configs: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"--config '{item}' must look like key=value")
+            raise FieldError(Field.CONFIGS, f"'{item}' must look like key=value")
         if key.strip() in configs:
-            raise UsageError(f"--config '{key.strip()}' is given twice")
+            raise FieldError(Field.CONFIGS, f"'{key.strip()}' is given twice")
         configs[key.strip()] = value
     return configs
 
@@ -66,21 +73,20 @@ def config_pairs(items: list[str]) -> dict[str, str]:
 _ADD_CONFIG = re.compile(r"\s*([^=,\s]+)\s*=\s*(\[[^\]]*\]|[^,]*)\s*(?:,|$)")
 
 
-def add_config(text: str) -> dict[str, str]:
+def add_config(text: str, field: Field = Field.ADD_CONFIG) -> dict[str, str]:
     configs: dict[str, str] = {}
     pos = 0
     while pos < len(text):
         match = _ADD_CONFIG.match(text, pos)
         if not match or match.end() == pos:
-            raise UsageError(
-                f"--add-config '{text}' must look like k1=v1,k2=[v2,v3] (bad part at "
-                f"'{text[pos:]}')"
+            raise FieldError(
+                field, f"'{text}' must look like k1=v1,k2=[v2,v3] (bad part at '{text[pos:]}')"
             )
         key, value = match.group(1), match.group(2).strip()
         if value.startswith("[") and value.endswith("]"):
             value = value[1:-1]
         if key in configs:
-            raise UsageError(f"--add-config names '{key}' twice")
+            raise FieldError(field, f"names '{key}' twice")
         configs[key] = value
         pos = match.end()
     return configs
@@ -89,5 +95,5 @@ def add_config(text: str) -> dict[str, str]:
 def delete_config(text: str) -> list[str]:
     keys = [k.strip() for k in text.split(",")]
     if not all(keys):
-        raise UsageError(f"--delete-config '{text}' must look like k1,k2")
+        raise FieldError(Field.DELETE_CONFIG, f"'{text}' must look like k1,k2")
     return keys

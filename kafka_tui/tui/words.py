@@ -15,6 +15,7 @@ FORM_FIELDS: dict[Field, tuple[str, str]] = {
     Field.REPLICATION_FACTOR: ("rf", "replication factor"),
     Field.REPLICA_ASSIGNMENT: ("assignment", "assignment"),
     Field.CONFIGS: ("configs", "configs"),
+    Field.ADD_CONFIG: ("configs", "configs"),
     Field.UNDER_REPLICATED_MODE: ("mode", "mode"),
     Field.MIN_REQUIRED_RF: ("min_required", "min required RF"),
     Field.PLACEMENT: ("placement", "placement"),

@@ -258,13 +258,16 @@ valid_assignments = st.lists(
 
 @target("replica_assignments", near(valid_assignments))
 def check_replica_assignment(text: str) -> str | None:
-    from kafka_tui.services.parsing import UsageError, replica_assignment, replica_lists
+    from kafka_tui.cli.words import field_error_text
+    from kafka_tui.fields import Field, FieldError
+    from kafka_tui.services.parsing import replica_assignment, replica_lists
 
     try:
         lists = replica_lists(text)
-    except UsageError as exc:
-        assert str(exc).startswith("--replica-assignment"), exc
-        return str(exc)
+    except FieldError as exc:
+        assert exc.field is Field.REPLICA_ASSIGNMENT, exc
+        assert field_error_text(exc).startswith("--replica-assignment "), exc
+        return field_error_text(exc)
     assert lists and all(lists)
     assert all(INT32[0] <= b <= INT32[1] for replicas in lists for b in replicas), lists
     assert replica_lists(format_lists(lists)) == lists
@@ -274,13 +277,16 @@ def check_replica_assignment(text: str) -> str | None:
 
 @target("topic_regexes", near(st.sampled_from(["orders.*", "a|b", "[a-z]+_v\\d", "x{2,3}"])))
 def check_topic_regex(text: str) -> str | None:
-    from kafka_tui.services.parsing import UsageError, topic_regex
+    from kafka_tui.cli.words import field_error_text
+    from kafka_tui.fields import Field, FieldError
+    from kafka_tui.services.parsing import topic_regex
 
     try:
         compiled = topic_regex(text)
-    except UsageError as exc:
-        assert "--topic" in str(exc) and "regular expression" in str(exc)
-        return str(exc)
+    except FieldError as exc:
+        assert exc.field is Field.TOPIC_PATTERN and "regular expression" in exc.message
+        assert field_error_text(exc).startswith("--topic "), exc
+        return field_error_text(exc)
     assert compiled.pattern == text
     return None
 
@@ -317,7 +323,9 @@ valid_add_configs = st.dictionaries(
     ),
 )
 def check_config_strings(drawn: tuple[str, list[str], str]) -> str | None:
-    from kafka_tui.services.parsing import UsageError, add_config, config_pairs, delete_config
+    from kafka_tui.cli.words import field_error_text
+    from kafka_tui.fields import FieldError
+    from kafka_tui.services.parsing import add_config, config_pairs, delete_config
 
     add_text, pairs, delete_text = drawn
     rejected = []
@@ -325,22 +333,22 @@ def check_config_strings(drawn: tuple[str, list[str], str]) -> str | None:
         added = add_config(add_text)
         if all(_add_config_value(v) and "]" not in v for v in added.values()):
             assert add_config(format_add_config(added)) == added, added
-    except UsageError as exc:
-        assert str(exc).startswith("--add-config"), exc
-        rejected.append(str(exc))
+    except FieldError as exc:
+        assert field_error_text(exc).startswith("--add-config "), exc
+        rejected.append(field_error_text(exc))
     try:
         configs = config_pairs(pairs)
         assert config_pairs([f"{k}={v}" for k, v in configs.items()]) == configs
         assert all(k == k.strip() and k for k in configs)
-    except UsageError as exc:
-        assert str(exc).startswith("--config"), exc
-        rejected.append(str(exc))
+    except FieldError as exc:
+        assert field_error_text(exc).startswith("--config "), exc
+        rejected.append(field_error_text(exc))
     try:
         keys = delete_config(delete_text)
         assert delete_config(",".join(keys)) == keys and all(keys)
-    except UsageError as exc:
-        assert str(exc).startswith("--delete-config"), exc
-        rejected.append(str(exc))
+    except FieldError as exc:
+        assert field_error_text(exc).startswith("--delete-config "), exc
+        rejected.append(field_error_text(exc))
     return rejected[0] if rejected else None
 
 

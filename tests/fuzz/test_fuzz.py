@@ -55,9 +55,10 @@ def test_counts_and_broker_ids_beyond_int32_are_refused_before_sending() -> None
 
 @pytest.mark.parametrize("text", ["1_0", "\u0661", "2147483648", "1e3", "0x1"])
 def test_a_broker_id_is_int32_in_ascii_digits(text: str) -> None:
-    from kafka_tui.services.parsing import UsageError, replica_lists
+    from kafka_tui.fields import FieldError
+    from kafka_tui.services.parsing import replica_lists
 
-    with pytest.raises(UsageError, match="is not a broker id"):
+    with pytest.raises(FieldError, match="is not a broker id"):
         replica_lists(f"1:{text}")
 
 
@@ -69,9 +70,10 @@ def test_broker_ids_kafka_would_parse_still_parse() -> None:
 
 @pytest.mark.parametrize("text", ["a{4294967296}", "(" * 3000 + ")" * 3000])
 def test_a_regex_python_cannot_compile_is_a_usage_error(text: str) -> None:
-    from kafka_tui.services.parsing import UsageError, topic_regex
+    from kafka_tui.fields import FieldError
+    from kafka_tui.services.parsing import topic_regex
 
-    with pytest.raises(UsageError, match="is not a valid regular expression"):
+    with pytest.raises(FieldError, match="is not a valid regular expression"):
         topic_regex(text)
 
 

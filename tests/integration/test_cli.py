@@ -196,7 +196,7 @@ def test_usage_config_and_connection_errors_exit_2_with_one_line(
 ) -> None:
     code, _, err = run(capsys, cluster, "topics", "create", "x", "--replica-assignment", "1:a")
     assert code == 2 and err.strip() == (
-        "kafka-tui: --replica-assignment, partition entry 0: 'a' is not a broker id"
+        "kafka-tui: --replica-assignment has a bad partition entry 0: 'a' is not a broker id"
     )
     code, _, err = run(capsys, cluster, "topics", "delete", "x")  # stdin is not a terminal
     assert code == 2 and "pass --yes" in err

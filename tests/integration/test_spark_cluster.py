@@ -125,7 +125,7 @@ def test_a_python_that_cannot_import_the_job_is_named_in_a_sentence(
     assert not (tmp_path / "out.json").exists()
     (error,) = [line for line in lines if line["stage"] == "error"]
     assert error["message"].startswith("the executors' Python (python3) cannot import"), error
-    assert "--spark-conf spark.pyspark.python=PATH" in error["message"]
+    assert "the Spark setting spark.pyspark.python=PATH" in error["message"]
     print(error["message"])
 
 

@@ -185,7 +185,7 @@ def test_bad_rows_read_by_spark_are_worded_and_placed_as_in_process(
     assert summary["errors"][0].startswith("plan.csv:1501:1: 'bad topic!' is not a legal")
     assert summary["errors"][-1] == (
         "plan.csv:1901:9: a quoted field runs past the end of the line: the Spark reader reads "
-        "one record per line (quoted line breaks: --engine local)"
+        "one record per line (quoted line breaks: the local engine)"
     )
     assert summary["errors_total"] == len(summary["errors"]) == len(expected) + 1
     assert not (tmp_path / "parts" / "topics").exists()

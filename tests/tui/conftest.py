@@ -60,18 +60,30 @@ async def settle(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
 
 async def still(pilot: Pilot[Any]) -> None:
     """The screen drawn as it will stay: the inputs' cursors steady, the tables' new rows
-    and the layout done (for a screenshot; no worker is waited for)."""
+    and the layout done (for a screenshot; no worker is waited for).
+
+    Quiet twice in a row, every stage looked at: a DataTable lays out rows added on its
+    next Idle event, then marks itself for layout, then posts a Layout message the screen
+    handles later still. A loaded machine took the screenshot between two of those stages
+    (the create form's preview with 2 of its 3 rows, CI under load)."""
     app = pilot.app
     for field in app.screen.query(Input):
         field.cursor_blink = False
     await pilot.pause()
-    # A DataTable lays out rows added on its next Idle event; a loaded machine took the
-    # screenshot before it (the create form's preview without its row).
-    for _ in range(100):
+    quiet = 0
+    for _ in range(200):
         screen = app.screen
-        tables = screen.query(DataTable)
-        pending = any(t._require_update_dimensions or t._updated_cells for t in tables)
-        if not (pending or screen._layout_required or screen._dirty_widgets):
+        widgets = list(screen.walk_children())
+        tables = [w for w in widgets if isinstance(w, DataTable)]
+        pending = (
+            any(t._require_update_dimensions or t._updated_cells for t in tables)
+            or any(w._layout_required or w._repaint_required for w in widgets)
+            or screen._layout_required
+            or screen._dirty_widgets
+            or not screen._message_queue.empty()
+        )
+        quiet = 0 if pending else quiet + 1
+        if quiet >= 2:
             break
         await pilot.pause(0.02)
 

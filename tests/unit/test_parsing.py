@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kafka_tui.admin.validation import collision_warning, topic_name_problem
+from kafka_tui.cli.words import field_error_text
+from kafka_tui.fields import Field, FieldError
 from kafka_tui.services.parsing import (
-    UsageError,
     add_config,
     config_pairs,
     delete_config,
@@ -19,8 +20,14 @@ def test_replica_assignment_format() -> None:
     assert replica_assignment("1:2:3,2:3:1") == {0: [1, 2, 3], 1: [2, 3, 1]}
     assert replica_lists(" 3 : 1 ") == [[3, 1]]
     for bad in ("", "1:2,", "1:x", "1,,2"):
-        with pytest.raises(UsageError):
+        with pytest.raises(FieldError) as raised:
             replica_lists(bad)
+        assert raised.value.field is Field.REPLICA_ASSIGNMENT
+    # The field is named by each front end, never in the message itself (issue 31.2).
+    with pytest.raises(FieldError) as raised:
+        replica_lists("1,,2", Field.PLAN_TOPICS)
+    assert "--" not in raised.value.message
+    assert field_error_text(raised.value) == "--topics has an empty partition entry 1"
 
 
 def test_config_formats() -> None:
@@ -31,12 +38,15 @@ def test_config_formats() -> None:
     }
     assert delete_config("a, b") == ["a", "b"]
     for bad in (["novalue"], ["=1"], ["a=1", "a=2"]):
-        with pytest.raises(UsageError):
+        with pytest.raises(FieldError, match=r"^(?!--)") as raised:
             config_pairs(bad)
-    with pytest.raises(UsageError):
+        assert raised.value.field is Field.CONFIGS
+    with pytest.raises(FieldError) as raised:
         add_config("a=1,,b")
-    with pytest.raises(UsageError):
+    assert field_error_text(raised.value).startswith("--add-config 'a=1,,b' must look like")
+    with pytest.raises(FieldError) as raised:
         delete_config("a,,b")
+    assert field_error_text(raised.value) == "--delete-config 'a,,b' must look like k1,k2"
 
 
 def test_topic_name_rules_match_kafkas_messages() -> None:

@@ -13,8 +13,10 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Footer, Input, Label, Select
 
 from ...admin import TopicSpec, validation
-from ...services.parsing import UsageError, add_config, replica_assignment
+from ...fields import FieldError
+from ...services.parsing import add_config, replica_assignment
 from ...services.placing import PlacementOptions, create_topics, plan_creates
+from ..words import field_error_words
 from .base import placeholder_store
 from .forms import (
     ERROR_FIELD,
@@ -100,13 +102,13 @@ class CreateTopicScreen(FormScreen):
         if value["assignment"].strip():
             try:
                 assignment = replica_assignment(value["assignment"])
-            except UsageError as exc:
-                errors["assignment"] = str(exc)
+            except FieldError as exc:
+                errors["assignment"] = field_error_words(exc)
         if value["configs"].strip():
             try:
                 configs = add_config(value["configs"])
-            except UsageError as exc:
-                errors["configs"] = str(exc).replace("--add-config", "configs")
+            except FieldError as exc:
+                errors["configs"] = field_error_words(exc)
         options = self.placement_choice(errors)
         spec = TopicSpec(value["name"].strip(), partitions, rf, assignment, configs)
         if (name_problem := validation.check_name(spec.name)) is not None:

@@ -18,11 +18,13 @@ from ...admin import (
     validation,
 )
 from ...config import Profile
+from ...fields import FieldError
 from ...services.growing import grow_partitions, plan_grows
 from ...services.keys import KeyMapping, key_mappings
-from ...services.parsing import UsageError, replica_lists
+from ...services.parsing import replica_lists
 from ...services.ports import AdminPort
 from ...services.snapshot import Snapshot, min_insync_replicas
+from ..words import field_error_words
 from .base import placeholder_store
 from .forms import (
     ERROR_FIELD,
@@ -121,8 +123,8 @@ class IncreasePartitionsScreen(FormScreen):
         if assignment_text.strip():
             try:
                 lists = replica_lists(assignment_text)
-            except UsageError as exc:
-                errors["assignment"] = str(exc)
+            except FieldError as exc:
+                errors["assignment"] = field_error_words(exc)
         options = self.placement_choice(errors)
         request = NewPartitions(self.topic.name, total or 0, lists)
         if not errors:
