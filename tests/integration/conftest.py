@@ -9,8 +9,22 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from kazoo.client import KazooClient
 
+from ..conftest import Cluster
 from .test_spark_cluster import CLI, _decoy_path
+
+
+@pytest.fixture
+def zk_raw(zk_cluster: Cluster) -> Iterator[KazooClient]:
+    """A plain kazoo client on the ZooKeeper-mode cluster: to read what kafka-tui wrote, or
+    to write what Kafka's own tools write."""
+    assert zk_cluster.zookeeper is not None
+    client = KazooClient(hosts=zk_cluster.zookeeper, timeout=10)
+    client.start(timeout=10)
+    yield client
+    client.stop()
+    client.close()
 
 
 @pytest.fixture(scope="session")

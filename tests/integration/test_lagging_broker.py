@@ -15,7 +15,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,16 +28,6 @@ from kafka_tui.admin.journal import ChangeJournal, Expectation
 from ..conftest import Cluster
 
 Names = Callable[[str], str]
-
-
-@pytest.fixture
-def zk_raw(zk_cluster: Cluster) -> Iterator[KazooClient]:
-    assert zk_cluster.zookeeper is not None
-    client = KazooClient(hosts=zk_cluster.zookeeper, timeout=10)
-    client.start(timeout=10)
-    yield client
-    client.stop()
-    client.close()
 
 
 @pytest.mark.timeout(120)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 from kazoo.client import KazooClient
@@ -33,17 +33,6 @@ Names = Callable[[str], str]
 
 class Admin(KafkaAdmin, AdminReassignments):
     pass
-
-
-@pytest.fixture
-def zk_raw(zk_cluster: Cluster) -> Iterator[KazooClient]:
-    """A plain kazoo client, to read what kafka-tui wrote."""
-    assert zk_cluster.zookeeper is not None
-    client = KazooClient(hosts=zk_cluster.zookeeper, timeout=10)
-    client.start(timeout=10)
-    yield client
-    client.stop()
-    client.close()
 
 
 @pytest.fixture
