@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -139,29 +140,30 @@ def _same_as_in_process(tmp_path: Path, name: str, text: str, summary: dict[str,
     assert sum(1 for e in entries if '"INVALID_REQUEST"' in e) == 1  # the duplicate
 
 
-def test_standalone_reads_a_csv_plan_and_writes_the_in_process_placement(
-    spark_cluster: dict[str, Any], tmp_path: Path
+@pytest.mark.parametrize(
+    ("where", "name", "write", "settings"),
+    [("master", "plan.csv", _csv, CONF), ("connect", "plan.jsonl", _jsonl, SPLITS)],
+    ids=["standalone-csv", "connect-jsonl"],
+)
+def test_a_plan_read_by_spark_gets_the_in_process_placement(
+    spark_cluster: dict[str, Any],
+    tmp_path: Path,
+    where: str,
+    name: str,
+    write: Callable[[list[dict[str, Any]]], str],
+    settings: list[str],
 ) -> None:
-    text = _csv(_rows(2_000))
-    plan = tmp_path / "plan.csv"
+    """On the standalone cluster (CSV, split over several parts) and over Spark Connect
+    (JSON lines)."""
+    text = write(_rows(2_000))
+    plan = tmp_path / name
     plan.write_text(text)
-    code, summary = _stream(tmp_path, plan, spark_cluster["master"], spark_cluster["env"], *CONF)
+    code, summary = _stream(tmp_path, plan, spark_cluster[where], spark_cluster["env"], *settings)
     assert code == 0, (tmp_path / "spark.log").read_text()[-3000:]
     assert summary is not None
-    _same_as_in_process(tmp_path, "plan.csv", text, summary)
-    assert len(list((tmp_path / "parts" / "topics").glob("part-*"))) > 1
-
-
-def test_spark_connect_reads_a_json_lines_plan_and_writes_the_in_process_placement(
-    spark_cluster: dict[str, Any], tmp_path: Path
-) -> None:
-    text = _jsonl(_rows(2_000))
-    plan = tmp_path / "plan.jsonl"
-    plan.write_text(text)
-    code, summary = _stream(tmp_path, plan, spark_cluster["connect"], spark_cluster["env"], *SPLITS)
-    assert code == 0, (tmp_path / "spark.log").read_text()[-3000:]
-    assert summary is not None
-    _same_as_in_process(tmp_path, "plan.jsonl", text, summary)
+    _same_as_in_process(tmp_path, name, text, summary)
+    if where == "master":
+        assert len(list((tmp_path / "parts" / "topics").glob("part-*"))) > 1
 
 
 def test_bad_rows_read_by_spark_are_worded_and_placed_as_in_process(
