@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from kafka_tui.planning import plan_io
+from kafka_tui.planning import plan_io, plan_rows
 
 
 def rows(count: int) -> list[dict[str, object]]:
@@ -50,7 +50,7 @@ def write(folder: Path, kind: str, count: int) -> Path:
     if kind == "csv":
         with path.open("w", newline="", encoding="utf-8") as out:
             writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(plan_io.COLUMNS)
+            writer.writerow(plan_rows.COLUMNS)
             for row in made:
                 configs = row.get("configs", {})
                 assert isinstance(configs, dict)

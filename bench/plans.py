@@ -31,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from placement import kafka, line, skewed_load, uneven_cluster
 
 from kafka_tui.devcluster.spark import SparkDevCluster
-from kafka_tui.planning import plan_io
+from kafka_tui.planning import plan_prepared
 from kafka_tui.planning.plan import ClusterView, Intent, PlanOptions, plan_in_process, prepare
 
 
@@ -47,7 +47,7 @@ def prepared_for(topics: int, partitions: int) -> tuple[object, float]:
 def spark(prepared: object, master: str) -> tuple[float, str]:
     with tempfile.TemporaryDirectory() as folder:
         job_input, result = Path(folder) / "in.json", Path(folder) / "out.json"
-        job_input.write_text(json.dumps(plan_io.prepared_to_json(prepared)))  # type: ignore[arg-type]
+        job_input.write_text(json.dumps(plan_prepared.prepared_to_json(prepared)))  # type: ignore[arg-type]
         start = time.perf_counter()
         with (Path(folder) / "log").open("w") as log:
             subprocess.run(

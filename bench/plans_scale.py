@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from placement import skewed_load, uneven_cluster
 
 from kafka_tui.devcluster.spark import SparkDevCluster
-from kafka_tui.planning import plan_io, plan_parts
+from kafka_tui.planning import plan_io, plan_parts, plan_rows
 from kafka_tui.planning.plan import ClusterView, PlanOptions, plan_in_process, prepare
 
 OPTIONS = PlanOptions("enabled", 2)
@@ -61,7 +61,7 @@ def view() -> ClusterView:
 
 def write_plan(path: Path, rows: int, per_topic: int) -> None:
     with path.open("w", encoding="utf-8") as out:
-        out.write(",".join(plan_io.COLUMNS) + "\n")
+        out.write(",".join(plan_rows.COLUMNS) + "\n")
         for start in range(0, rows, 100_000):
             numbers = range(start, min(rows, start + 100_000))
             out.write("".join(f"t{n:08d},{per_topic},3,,\n" for n in numbers))

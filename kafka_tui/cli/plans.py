@@ -30,7 +30,7 @@ from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..fields import Field
 from ..paths import user_path
-from ..planning import plan_io, plan_parquet
+from ..planning import plan_io, plan_parquet, plan_rows, plan_saved
 from ..planning.plan import (
     Intent,
     PlanOptions,
@@ -150,12 +150,12 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
                 raise parsing.UsageError(f"plan: cannot read {path}: {exc.strerror}") from None
             except UnicodeDecodeError:
                 raise parsing.UsageError(f"plan: {path} is not UTF-8 text") from None
-            if plan_io.is_saved_plan(text):
-                plan_io.saved_plan(str(path), text)  # a broken one: errors, not a traceback
+            if plan_saved.is_saved_plan(text):
+                plan_saved.saved_plan(str(path), text)  # a broken one: errors, not a traceback
                 saved = text
             else:
                 intents = plan_io.parse_plan(str(path), text)
-    except plan_io.PlanFileErrors as exc:
+    except plan_rows.PlanFileErrors as exc:
         for error in exc.errors:
             print(error, file=sys.stderr)
         print(f"{path}: {len(exc.errors)} error(s); nothing was sent.", file=sys.stderr)

@@ -2,8 +2,9 @@
 validated rows and the groups `plan.prepare` cuts them into.
 
 Plain frozen dataclasses, imported by `plan.py` (which builds them), `plan_document.py` and
-`plan_stats.py` (which read them) and `plan_io.py` (which reads and writes them), so none of
-those imports another to reach them. Pure, like the rest of `planning/`.
+`plan_stats.py` (which read them) and the plan readers (`plan_rows.py`, `plan_csv.py`,
+`plan_json.py`, `plan_saved.py`), so none of those imports another to reach them.
+Pure, like the rest of `planning/`.
 """
 
 from __future__ import annotations

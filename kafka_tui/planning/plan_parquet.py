@@ -1,5 +1,5 @@
 """Plans read from Parquet: the rows the Spark job read (`spark_job --read-parquet`) -> the same
-intents, checked by the same rules, as a CSV plan's (`plan_io`).
+intents, checked by the same rules, as a CSV plan's (`plan_rows`).
 
 Without pyarrow only Spark reads Parquet, so the job writes the rows it read as JSON lines:
 first `{"columns": [...]}`, then one JSON array of values per row, in the order of the file
@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kafka_tui.planning import plan_io
+from kafka_tui.planning import plan_rows
 from kafka_tui.planning.plan import Intent
 
 SUFFIX = ".parquet"
@@ -25,7 +25,7 @@ def is_parquet(name: str) -> bool:
 
 
 @dataclass(frozen=True)
-class ParquetRowError(plan_io.PlanFileError):
+class ParquetRowError(plan_rows.PlanFileError):
     """`line` is the row (1-based, 0 = the file's schema); `column_name` the column, if any."""
 
     column_name: str = ""
@@ -41,16 +41,18 @@ class ParquetRowError(plan_io.PlanFileError):
 
 
 def parse_rows(name: str, text: str) -> list[Intent]:
-    """The job's JSON lines -> intents; raises plan_io.PlanFileErrors (of ParquetRowError)."""
+    """The job's JSON lines -> intents; raises plan_rows.PlanFileErrors (of ParquetRowError)."""
     lines = text.split("\n")
     columns: list[str] = json.loads(lines[0])["columns"]
     try:
-        return plan_io.intents_from_records(name, _records(name, columns, lines[1:]))
-    except plan_io.PlanFileErrors as exc:
-        raise plan_io.PlanFileErrors(_worded(columns, exc.errors)) from None
+        return plan_rows.intents_from_records(name, _records(name, columns, lines[1:]))
+    except plan_rows.PlanFileErrors as exc:
+        raise plan_rows.PlanFileErrors(_worded(columns, exc.errors)) from None
 
 
-def _worded(columns: list[str], errors: list[plan_io.PlanFileError]) -> list[plan_io.PlanFileError]:
+def _worded(
+    columns: list[str], errors: list[plan_rows.PlanFileError]
+) -> list[plan_rows.PlanFileError]:
     return [
         ParquetRowError(
             e.file,
@@ -63,52 +65,52 @@ def _worded(columns: list[str], errors: list[plan_io.PlanFileError]) -> list[pla
     ]
 
 
-def schema_errors(name: str, columns: list[str]) -> list[plan_io.PlanFileError]:
+def schema_errors(name: str, columns: list[str]) -> list[plan_rows.PlanFileError]:
     """The problems of a Parquet plan's columns (row 0), as `parse_rows` reports them."""
-    found = [e for e in _records(name, columns, []) if isinstance(e, plan_io.PlanFileError)]
+    found = [e for e in _records(name, columns, []) if isinstance(e, plan_rows.PlanFileError)]
     return _worded(columns, found)
 
 
 def check_row(
     name: str, columns: list[str], row: int, values: list[object]
-) -> Intent | list[plan_io.PlanFileError]:
+) -> Intent | list[plan_rows.PlanFileError]:
     """One row of a Parquet plan read apart (the Spark job's streamed reader; `row` 1-based,
     in the file's order): its intent or its problems, as `parse_rows` words them."""
     topic_column = columns.index("topic") + 1
-    cells: dict[str, plan_io.Cell] = {
+    cells: dict[str, plan_rows.Cell] = {
         column: (value, row, index)
         for index, (column, value) in enumerate(zip(columns, values, strict=True), start=1)
-        if column in plan_io.COLUMNS and _given(value)
+        if column in plan_rows.COLUMNS and _given(value)
     }
     try:
-        (intent,) = plan_io.intents_from_records(name, iter([(row, topic_column, cells)]))
-    except plan_io.PlanFileErrors as exc:
+        (intent,) = plan_rows.intents_from_records(name, iter([(row, topic_column, cells)]))
+    except plan_rows.PlanFileErrors as exc:
         return _worded(columns, exc.errors)
     return intent
 
 
 def _records(
     name: str, columns: list[str], lines: list[str]
-) -> Iterator[plan_io.Record | plan_io.PlanFileError]:
-    """plan_io's records: cells at (row, 1-based column index), the schema's errors at row 0."""
-    expected = ", ".join(plan_io.COLUMNS)
+) -> Iterator[plan_rows.Record | plan_rows.PlanFileError]:
+    """plan_rows' records: cells at (row, 1-based column index), the schema's errors at row 0."""
+    expected = ", ".join(plan_rows.COLUMNS)
     for index, column in enumerate(columns, start=1):
-        if column not in plan_io.COLUMNS:
-            yield plan_io.PlanFileError(
+        if column not in plan_rows.COLUMNS:
+            yield plan_rows.PlanFileError(
                 name, 0, index, f"unknown column '{column}' (expected {expected})"
             )
     if "topic" not in columns:
-        yield plan_io.PlanFileError(name, 0, 0, "the plan needs a 'topic' column")
+        yield plan_rows.PlanFileError(name, 0, 0, "the plan needs a 'topic' column")
         return
     topic_column = columns.index("topic") + 1
     for row, raw in enumerate(lines, start=1):
         if not raw:
             continue
         values = json.loads(raw)
-        cells: dict[str, plan_io.Cell] = {
+        cells: dict[str, plan_rows.Cell] = {
             column: (value, row, index)
             for index, (column, value) in enumerate(zip(columns, values, strict=True), start=1)
-            if column in plan_io.COLUMNS and _given(value)
+            if column in plan_rows.COLUMNS and _given(value)
         }
         yield row, topic_column, cells
 

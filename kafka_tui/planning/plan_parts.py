@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from kafka_tui.planning import plan_io
+from kafka_tui.planning import plan_prepared
 from kafka_tui.planning.config_diff import ConfigState
 from kafka_tui.planning.placement import Broker, Load
 from kafka_tui.planning.plan import (
@@ -72,7 +72,7 @@ def job_to_json(
     errors give the file."""
     return {
         "brokers": [[b.id, b.rack, b.live] for b in view.brokers],
-        "load": plan_io._load_json(view.load),
+        "load": plan_prepared.load_json(view.load),
         "topics": [[t, _existing_json(e)] for t, e in sorted(view.topics.items())],
         "defaults": [view.num_partitions, view.replication_factor, view.min_insync],
         "options": [options.mode, options.min_required, options.group_partitions],
@@ -107,7 +107,7 @@ def brokers_from(job: dict[str, Any]) -> tuple[Broker, ...]:
 
 
 def load_from(job: dict[str, Any]) -> Load:
-    return plan_io._load_from(job["load"])
+    return plan_prepared.load_from(job["load"])
 
 
 def options_from(job: dict[str, Any]) -> PlanOptions:
@@ -257,7 +257,7 @@ class RowPreparer:
                 values: tuple[int, ...] = (0, 0, 0, 0, 0, 0)
                 out["warnings"].append(None)
             else:
-                out["row"].append(json.dumps(plan_io._row_json(row)))
+                out["row"].append(json.dumps(plan_prepared.row_json(row)))
                 out["skipped"].append(None)
                 values = (row_partitions(row), row_weight(row), *self.units(row))
                 texts = [f"{row.topic}: {w}" for w in row.warnings]
@@ -291,7 +291,7 @@ def place_groups(
 
     def flush() -> Iterator[tuple[int, int, str | None, str | None]]:
         assert current is not None
-        group = Group(current, tuple(plan_io._row_from(m) for m in members), loads[current])
+        group = Group(current, tuple(plan_prepared.row_from(m) for m in members), loads[current])
         text, tally = run_group(brokers, group)
         for seq, entry in enumerate(text.split(",\n") if text else []):
             yield current, seq, entry, None

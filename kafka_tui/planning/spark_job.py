@@ -2,7 +2,7 @@
 --output OUT [--master URL]`; and a Parquet plan file read by Spark: `--read-parquet PLAN
 --output OUT` (the rows as JSON lines, for `plan_parquet.parse_rows`).
 
-IN is a prepared plan (`plan_io.prepared_to_json`); OUT receives the same document the
+IN is a prepared plan (`plan_prepared.prepared_to_json`); OUT receives the same document the
 in-process planner writes, byte for byte apart from the "engine" line: each group runs
 `plan.run_group` in a Python UDF over a DataFrame (one row per group, one group per task; the
 DataFrame API, so Spark Connect `sc://` works too), the rows come back to the driver one group
@@ -38,7 +38,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
-from kafka_tui.planning import plan_io
+from kafka_tui.planning import plan_prepared
 from kafka_tui.planning.plan import Tally, run_group, write_document
 
 CANCELLED = 130
@@ -57,8 +57,8 @@ def _progress(stream: TextIO, stage: str, done: int, total: int) -> None:
 def place_group(payload: str) -> tuple[str, str]:
     """Executor side: one group (JSON) -> (its topic entries, its tally as JSON)."""
     data = json.loads(payload)
-    brokers = plan_io.prepared_from_json({**data["common"], "groups": []}).brokers
-    text, tally = run_group(brokers, plan_io.group_from_json(data["group"]))
+    brokers = plan_prepared.prepared_from_json({**data["common"], "groups": []}).brokers
+    text, tally = run_group(brokers, plan_prepared.group_from_json(data["group"]))
     return text, json.dumps(tally.to_json())
 
 
@@ -188,7 +188,7 @@ def run(
     conf: dict[str, str] | None = None,
 ) -> None:
     prepared_json = json.loads(input_path.read_text())
-    prepared = plan_io.prepared_from_json(prepared_json)
+    prepared = plan_prepared.prepared_from_json(prepared_json)
     total = len(prepared.groups)
     common = {k: v for k, v in prepared_json.items() if k != "groups"}
     _progress(progress, "session", 0, 1)

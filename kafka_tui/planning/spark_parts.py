@@ -9,7 +9,7 @@ counts each split's lines (splits keyed by `_metadata.file_block_start`; a split
 in file order), the driver turns the counts into offsets, and the checking pass numbers each
 line as its split's offset + its place in the split. Parquet rows are numbered from
 `_metadata.row_index` and the part files' counts, in the order of their names. Each line is
-checked on the executors by plan_io's own rules (`csv_line`, `json_line`,
+checked on the executors by the plan readers' own rules (`csv_line`, `json_line`,
 `plan_parquet.check_row`), so a bad field reads as the in-process reader words it. A CSV
 record is one line here (a quoted field with a line break is reported, not read).
 
@@ -29,7 +29,7 @@ from functools import reduce
 from pathlib import Path
 from typing import Any, TextIO
 
-from kafka_tui.planning import plan_io, plan_parquet, plan_parts
+from kafka_tui.planning import plan_csv, plan_json, plan_parquet, plan_parts
 from kafka_tui.planning.plan import Tally, Units, group_loads
 from kafka_tui.planning.plan_stats import balance_warnings, broker_rows, statistics
 
@@ -82,7 +82,7 @@ def _split_counts(kind: str) -> Callable[[Iterator[Any]], Iterator[Any]]:
             values, files, blocks = (batch.column(i).to_pylist() for i in range(3))
             for value, key in zip(values, zip(files, blocks, strict=True), strict=True):
                 entry = found.setdefault(key, [0, -1, None])
-                if entry[1] < 0 and kind == "csv" and not plan_io.csv_is_skipped(value):
+                if entry[1] < 0 and kind == "csv" and not plan_csv.csv_is_skipped(value):
                     entry[1], entry[2] = entry[0], value
                 entry[0] += 1
         columns: dict[str, list[Any]] = {k: [] for k in schema.names}
@@ -111,9 +111,9 @@ def _check_lines(
                 if line <= after:
                     continue
                 if kind == "csv":
-                    found = plan_io.csv_line(name, header, line, value)
+                    found = plan_csv.csv_line(name, header, line, value)
                 else:
-                    found = plan_io.json_line(name, line, value)
+                    found = plan_json.json_line(name, line, value)
                 if found is None:
                     continue
                 if isinstance(found, list):
@@ -195,7 +195,7 @@ def checked_rows(spark: Any, plan: str, name: str) -> tuple[Any, list[str]]:
         offsets[(file, block)] = total
         if kind == "csv" and not header and first >= 0:
             after = total + first + 1
-            header, errors = plan_io.csv_header(name, after, text)
+            header, errors = plan_csv.csv_header(name, after, text)
             header_errors = [str(e) for e in errors]
         total += lines
     if kind == "csv" and not header:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import user_path
-from ..planning import plan_io, plan_parquet, plan_parts
+from ..planning import plan_parquet, plan_parts, plan_prepared
 from ..planning.plan import Intent, Prepared
 
 TERMINATE_SECONDS = 10.0  # then the job is killed
@@ -42,7 +42,7 @@ async def run_spark_job(
     folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
     try:
         job_input = folder / "input.json"
-        payload = json.dumps(plan_io.prepared_to_json(prepared))
+        payload = json.dumps(plan_prepared.prepared_to_json(prepared))
         await asyncio.to_thread(job_input.write_text, payload)
         job = ["--input", str(job_input), *_conf_args(conf)]
         return await _run_job(job, folder, master, show, started)
@@ -58,7 +58,7 @@ async def read_parquet_plan(
     conf: Mapping[str, str] | None = None,
 ) -> tuple[list[Intent] | None, str | None]:
     """A Parquet plan file's intents, read by Spark (kafka-tui has no Parquet reader of its
-    own); (None, why) if the job failed. A bad row raises plan_io.PlanFileErrors."""
+    own); (None, why) if the job failed. A bad row raises plan_rows.PlanFileErrors."""
     folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
     try:
         job = ["--read-parquet", str(path), *_conf_args(conf)]

@@ -838,15 +838,15 @@ plan_texts = st.one_of(
 
 @target("plan_files", plan_texts)
 def check_plan_file(drawn: tuple[str, str]) -> str | None:
-    from kafka_tui.planning import plan_io
+    from kafka_tui.planning import plan_io, plan_rows, plan_saved
     from kafka_tui.planning.plan import Intent
 
     name, text = drawn
-    if plan_io.is_saved_plan(text):  # what `plan apply FILE` asks first
+    if plan_saved.is_saved_plan(text):  # what `plan apply FILE` asks first
         return check_saved_plan(text)
     try:
         rows = plan_io.parse_plan(name, text)
-    except plan_io.PlanFileErrors as exc:
+    except plan_rows.PlanFileErrors as exc:
         assert exc.errors
         # CSV counts \r and \r\n as line ends too; JSON decoders count \n.
         lines = text.replace("\r\n", "\n").replace("\r", "\n") if name.endswith(".csv") else text
@@ -941,20 +941,20 @@ def check_saved_plan(text: str) -> str | None:
     from kafka_tui.admin.model import TopicSpec
     from kafka_tui.admin.validation import check_spec
     from kafka_tui.cli import plan_output, plans
-    from kafka_tui.planning import plan_io
+    from kafka_tui.planning import plan_rows, plan_saved
     from kafka_tui.planning.placement import Broker, Load
     from kafka_tui.services import plan_apply
     from kafka_tui.services.snapshot import Snapshot
 
     try:
-        document = plan_io.saved_plan("saved.json", text)
-    except plan_io.PlanFileErrors as exc:
+        document = plan_saved.saved_plan("saved.json", text)
+    except plan_rows.PlanFileErrors as exc:
         for error in exc.errors:
             assert error.file == "saved.json" and error.message.strip()
             assert inside_text(text, error.line, error.column), (error, text)
         return str(exc.errors[0])
     # what `plan apply` and the plan screen do with an accepted document must not fail
-    assert plan_io.is_saved_plan(text)
+    assert plan_saved.is_saved_plan(text)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         plan_output.print_summary(document)
     snapshot = Snapshot([Broker(1, "r1", True), Broker(9, None, False)], Load({}, {}), {}, {})

@@ -183,35 +183,35 @@ def test_a_password_that_lost_its_quotes_is_not_shown() -> None:
     ],
 )
 def test_plan_files_the_fuzzer_broke(name: str, text: str, error: str) -> None:
-    from kafka_tui.planning import plan_io
+    from kafka_tui.planning import plan_io, plan_rows
 
-    with pytest.raises(plan_io.PlanFileErrors) as caught:
+    with pytest.raises(plan_rows.PlanFileErrors) as caught:
         plan_io.parse_plan(name, text)
     assert str(caught.value.errors[0]).startswith(error), caught.value.errors
 
 
 def test_a_deeply_nested_file_is_not_a_saved_plan() -> None:
-    from kafka_tui.planning import plan_io
+    from kafka_tui.planning import plan_saved
 
-    assert not plan_io.is_saved_plan('{"topics": [], "brokers": ' + "[" * 5000)
+    assert not plan_saved.is_saved_plan('{"topics": [], "brokers": ' + "[" * 5000)
 
 
 def test_a_broken_saved_plan_names_the_field_and_its_place() -> None:
     import json
 
-    from kafka_tui.planning import plan_io
+    from kafka_tui.planning import plan_rows, plan_saved
     from kafka_tui.planning.plan import Intent
     from tests.fuzz.fuzz_targets import _saved_document
 
     text = _saved_document([Intent("a", 2, 2), Intent("old", 3)], "disabled")
-    assert plan_io.saved_plan("s.json", text) == json.loads(text)
+    assert plan_saved.saved_plan("s.json", text) == json.loads(text)
     document = json.loads(text)
     document["topics"][0]["assignment"][1] = "1,2"
     document["topics"][1]["assignment"] *= 3
     del document["stats"]["sanity"]
     broken = json.dumps(document, indent=1)
-    with pytest.raises(plan_io.PlanFileErrors) as caught:
-        plan_io.saved_plan("s.json", broken)
+    with pytest.raises(plan_rows.PlanFileErrors) as caught:
+        plan_saved.saved_plan("s.json", broken)
     lines = broken.split("\n")
     messages = {e.message: lines[e.line - 1][e.column - 1 :] for e in caught.value.errors}
     assert messages == {
@@ -220,12 +220,12 @@ def test_a_broken_saved_plan_names_the_field_and_its_place() -> None:
     }
     del document["stats"]
     document["topics"][0]["assignment"][1] = [3, 4]
-    with pytest.raises(plan_io.PlanFileErrors) as caught:
-        plan_io.saved_plan("s.json", json.dumps(document).replace('"stats"', '"x"'))
+    with pytest.raises(plan_rows.PlanFileErrors) as caught:
+        plan_saved.saved_plan("s.json", json.dumps(document).replace('"stats"', '"x"'))
     assert [e.message for e in caught.value.errors] == ["plan: 'stats' is missing"]
     document["stats"] = json.loads(text)["stats"]
-    with pytest.raises(plan_io.PlanFileErrors) as caught:
-        plan_io.saved_plan("s.json", json.dumps(document))
+    with pytest.raises(plan_rows.PlanFileErrors) as caught:
+        plan_saved.saved_plan("s.json", json.dumps(document))
     assert [e.message for e in caught.value.errors] == [
         "plan.topics[1]: 3 new replica lists to grow to 3 partitions"
     ]

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from kafka_tui.cli import main
-from kafka_tui.planning import plan_io, plan_parquet, spark_job
+from kafka_tui.planning import plan_parquet, plan_rows, spark_job
 
 from ..conftest import Cluster
 
@@ -146,7 +146,7 @@ def test_bad_parquet_rows_are_reported_by_row_and_column_all_at_once(
     spark.createDataFrame(rows, schema).coalesce(1).write.parquet(str(plan))
     out = io.StringIO()
     spark_job.read_parquet(spark, str(plan), out, io.StringIO())
-    with pytest.raises(plan_io.PlanFileErrors) as caught:
+    with pytest.raises(plan_rows.PlanFileErrors) as caught:
         plan_parquet.parse_rows("bad.parquet", out.getvalue())
     assert [str(e) for e in caught.value.errors] == [
         "bad.parquet: column 'colour': unknown column 'colour' (expected "

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from kafka_tui.planning import plan_io
+from kafka_tui.planning import plan_prepared
 from kafka_tui.planning.placement import Broker, Load
 from kafka_tui.planning.plan import (
     ClusterView,
@@ -39,7 +39,7 @@ def prepared_input(path: Path) -> str:
     intents.append(Intent("too-wide", 1, 12))
     prepared = prepare(view, intents, PlanOptions("disabled", None, 60))
     assert len(prepared.groups) == 13
-    path.write_text(json.dumps(plan_io.prepared_to_json(prepared)))
+    path.write_text(json.dumps(plan_prepared.prepared_to_json(prepared)))
     out = io.StringIO()
     plan_in_process(prepared, out, engine="spark")
     return out.getvalue()

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from kafka_tui.cli import main
-from kafka_tui.planning import plan_io, plan_parts
+from kafka_tui.planning import plan_io, plan_parts, plan_rows
 from kafka_tui.planning.placement import Broker, Load
 from kafka_tui.planning.plan import (
     ClusterView,
@@ -81,10 +81,10 @@ def _rows(count: int) -> list[dict[str, Any]]:
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
-    lines = ["# a plan", ",".join(plan_io.COLUMNS), ""]
+    lines = ["# a plan", ",".join(plan_rows.COLUMNS), ""]
     for row in rows:
         lines.append(",".join(f'"{row[c]}"' if c == "configs" and c in row else str(row.get(c, ""))
-                              for c in plan_io.COLUMNS))  # fmt: skip
+                              for c in plan_rows.COLUMNS))  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -180,7 +180,7 @@ def test_bad_rows_read_by_spark_are_worded_and_placed_as_in_process(
     code, summary = _stream(tmp_path, plan, spark_cluster["master"], spark_cluster["env"], *CONF)
     assert code == 0, (tmp_path / "spark.log").read_text()[-3000:]
     assert summary is not None and "parts" not in summary
-    with pytest.raises(plan_io.PlanFileErrors) as in_process:
+    with pytest.raises(plan_rows.PlanFileErrors) as in_process:
         plan_io.parse_plan("plan.csv", "\n".join(lines[:1901]) + "\n")
     expected = [str(e) for e in in_process.value.errors if e.line < 1901]
     assert summary["errors"][: len(expected)] == expected
@@ -210,7 +210,7 @@ def test_a_parts_directory_is_previewed_saved_and_applied(
     prefix = f"parts-{uuid.uuid4().hex[:6]}"
     rows = [f"{prefix}-{n},{1 + n % 3},{1 + n % 3},," for n in range(12)]
     plan = tmp_path / "plan.csv"
-    plan.write_text(",".join(plan_io.COLUMNS) + "\n" + "\n".join(rows) + "\n")
+    plan.write_text(",".join(plan_rows.COLUMNS) + "\n" + "\n".join(rows) + "\n")
     saved = tmp_path / "saved"
     code, out, err = cli(capsys, kraft_cluster, "plan", "preview", str(plan), "--save", str(saved),
                          "--engine", "spark", "--spark-master", "local[1]",

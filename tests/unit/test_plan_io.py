@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from kafka_tui.planning import plan_io
+from kafka_tui.planning import plan_io, plan_prepared, plan_rows
 from kafka_tui.planning.placement import Broker, Load
 from kafka_tui.planning.plan import (
     ClusterView,
@@ -21,7 +21,7 @@ from kafka_tui.planning.plan import (
 
 
 def errors_of(name: str, text: str) -> list[str]:
-    with pytest.raises(plan_io.PlanFileErrors) as caught:
+    with pytest.raises(plan_rows.PlanFileErrors) as caught:
         plan_io.parse_plan(name, text)
     return [str(e) for e in caught.value.errors]
 
@@ -124,7 +124,9 @@ def test_the_job_input_round_trip_gives_the_same_document() -> None:
     intents = [Intent(f"t{n}", 2, 2, 1 if n % 2 else None) for n in range(100)]
     intents.append(Intent("old_topic", 5))
     prepared = prepare(view(), intents, PlanOptions("disabled", None, 30))
-    again = plan_io.prepared_from_json(json.loads(json.dumps(plan_io.prepared_to_json(prepared))))
+    again = plan_prepared.prepared_from_json(
+        json.loads(json.dumps(plan_prepared.prepared_to_json(prepared)))
+    )
     assert again == prepared
     first, second = io.StringIO(), io.StringIO()
     plan_in_process(prepared, first)

@@ -26,7 +26,7 @@ from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Select
 from ...admin import AdminError, TopicResult
 from ...config import Profile
 from ...fields import FieldError
-from ...planning import plan_io, plan_parquet
+from ...planning import plan_io, plan_parquet, plan_rows, plan_saved
 from ...planning.placement import MODES
 from ...planning.plan import (
     Intent,
@@ -296,14 +296,14 @@ class PlanScreen(KafkaScreen):
             self._stage(f"{path} is not UTF-8 text.")
             return False
         try:
-            if plan_io.is_saved_plan(text):
-                document = plan_io.saved_plan(str(path), text)
+            if plan_saved.is_saved_plan(text):
+                document = plan_saved.saved_plan(str(path), text)
                 self.intents = []
                 self._show(document)
                 self._stage(f"{path}: a saved plan; ctrl+s applies it as it is.")
                 return True
             self.intents = await asyncio.to_thread(plan_io.parse_plan, str(path), text)
-        except plan_io.PlanFileErrors as exc:
+        except plan_rows.PlanFileErrors as exc:
             self.intents = None
             errors = "\n".join(str(e) for e in exc.errors)
             self.query_one("#plan-warnings", Static).update(errors)
@@ -324,7 +324,7 @@ class PlanScreen(KafkaScreen):
             intents, failure = await read_parquet_plan(
                 path, master, self._spark_shown, self._spark_started, conf
             )
-        except plan_io.PlanFileErrors as exc:
+        except plan_rows.PlanFileErrors as exc:
             self.intents = None
             self.query_one("#plan-warnings", Static).update("\n".join(map(str, exc.errors)))
             self._stage(f"{path}: {len(exc.errors)} error(s); nothing can be sent.")
