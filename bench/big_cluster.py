@@ -55,7 +55,7 @@ from kafka_tui.config import Settings  # noqa: E402
 from kafka_tui.devcluster import KRAFT_VERSION, DevCluster, ensure_kafka  # noqa: E402
 from kafka_tui.devcluster.node import java_bin  # noqa: E402
 from kafka_tui.tui.app import KafkaTuiApp, make_app  # noqa: E402
-from kafka_tui.tui.screens.metadata import MetadataScreen  # noqa: E402
+from kafka_tui.tui.screens.metadata import MetadataScreen, refresh_interval  # noqa: E402
 from kafka_tui.tui.widgets.topic_table import TopicTable  # noqa: E402
 from tests.tui.replay import Recording, ReplayAdmin, ReplayStore, load_recording  # noqa: E402
 
@@ -264,7 +264,9 @@ def tui_figures(sizes: list[int], rounds: int) -> None:
         print(
             f"      refresh: CPU {statistics.median(r['refresh_cpu']):.2f} s (wall "
             f"{statistics.median(r['refresh']):.2f} s); RSS with the replay loaded "
-            f"{r['rss_replay_mb']:.0f} MB, peak while the TUI ran {r['rss_peak_mb']:.0f} MB"
+            f"{r['rss_replay_mb']:.0f} MB, peak while the TUI ran {r['rss_peak_mb']:.0f} MB; "
+            "automatic refresh every "
+            f"{refresh_interval(10.0, statistics.median(r['refresh_cpu'])):.0f} s"
         )
 
 
