@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from . import protocol
@@ -163,3 +165,30 @@ def batch_report(batch: Sequence[str], errors: Sequence[TopicResult]) -> list[To
         return [TopicResult(f"{batch[0]} ... {batch[-1]}", ok=False, error=name, message=message)]
     order = {name: i for i, name in enumerate(batch)}
     return sorted(errors, key=lambda e: order.get(e.topic, len(order)))
+
+
+V = TypeVar("V")
+
+
+async def pipelined(
+    batches: list[list[str]], read: Callable[[list[str]], Awaitable[V]]
+) -> AsyncIterator[V]:
+    """`read` each batch, READS_IN_FLIGHT at once, yielding the answers in order."""
+    waiting = iter(batches)
+    in_flight: deque[asyncio.Future[V]] = deque()
+
+    def launch() -> None:
+        batch = next(waiting, None)
+        if batch is not None:
+            in_flight.append(asyncio.ensure_future(read(batch)))
+
+    for _ in range(READS_IN_FLIGHT):
+        launch()
+    try:
+        while in_flight:
+            answer = await in_flight.popleft()
+            launch()
+            yield answer
+    finally:
+        for future in in_flight:
+            future.cancel()

@@ -12,10 +12,10 @@ ZooKeeper itself, so there the first poll already agrees.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from . import protocol
-from .batches import batched, from_code
+from .batches import batched, from_code, pipelined
 from .connection import AdminConnection, poll_until
 from .model import ConfigEntry, ConfigSource, TopicResult
 from .protocol_configs import ConfigWithSynonyms, DescribeConfigsWithSynonymsRequest
@@ -40,11 +40,16 @@ class AdminConfigs(AdminConnection):
         """Every config of each topic, with the value underneath an override."""
         found: dict[str, dict[str, ConfigWithDefault]] = {}
         errors: list[TopicResult] = []
-        for batch in batched(list(dict.fromkeys(names)), CONFIG_BATCH):
+
+        async def read(batch: list[str]) -> Any:
             request = DescribeConfigsWithSynonymsRequest(
                 [(protocol.RESOURCE_TOPIC, t) for t in batch]
             )
-            response = await self._send_about(request, batch)
+            return await self._send_about(request, batch)
+
+        # READS_IN_FLIGHT batches at once: 100 topics with synonyms take the broker ~0.6 s.
+        batches = batched(list(dict.fromkeys(names)), CONFIG_BATCH)
+        async for response in pipelined(batches, read):
             for result in DescribeConfigsWithSynonymsRequest.answer(response):
                 name = result.resource_name
                 if result.error_code:

@@ -183,11 +183,10 @@ class AdminConnection:
         self._read_node: int | None = None
         self._answered_by: int | None = None
         self._lost_node: int | None = None
-        # Topics kafka-tui made that the broker read from last had still not shown when the
-        # request timeout ended (`_caught_up` gave up), and those of them a request about
-        # topics (`_send_about`) went to that broker with: see `_lag_answer`.
-        self._unshown: set[str] = set()
-        self._lagging: set[str] = set()
+        # Topics kafka-tui made that no reachable broker had shown when a read's request
+        # timeout ended (`_caught_up` gave up), and when (time.monotonic()): see
+        # `_lag_answer`. Only added to, and read within a window: reads run concurrently.
+        self._unshown: dict[str, float] = {}
         # The controller `_controller` last read itself, and when (time.monotonic()).
         self._controller_read: tuple[float, int] | None = None
 
@@ -332,7 +331,6 @@ class AdminConnection:
         `avoid`: a broker whose link just broke (it may still be listed)."""
         if node_id is not None:
             return await self._metadata_from(topics, node_id, partitions)
-        self._unshown = set()
         response = await self._metadata_from(topics, self._reader(avoid), partitions)
         self._read_node = self._answered_by
         checked = topics if consistent_for is None else consistent_for
@@ -361,10 +359,8 @@ class AdminConnection:
         (a script's `configs alter` right after its `create`)."""
         if avoid is not None and self._read_node == avoid:
             self._read_node = None
-        self._lagging = set()
         if self.cluster_id is None or self.journal.expectations(self.cluster_id, topics):
             await self._metadata(topics, avoid=avoid, partitions=False)
-            self._lagging = self._unshown & set(topics)
         return self._reader(avoid)
 
     def _lag_answer(self, name: str, code: int, message: str | None) -> tuple[int, str | None]:
@@ -375,9 +371,15 @@ class AdminConnection:
         topic made a moment before for as long as a new controller takes to be elected) says
         "this broker does not know it yet", not "it does not exist": reported as
         REQUEST_TIMED_OUT (nothing was done for it; check again)."""
-        if code == _UNKNOWN_TOPIC_OR_PARTITION and name in self._lagging:
+        window = 2 * self.settings.request_timeout_ms / 1000
+        unshown_at = self._unshown.get(name)
+        if (
+            code == _UNKNOWN_TOPIC_OR_PARTITION
+            and unshown_at is not None
+            and time.monotonic() - unshown_at < window
+        ):
             return _REQUEST_TIMED_OUT, (
-                f"broker {self._answered_by} does not know this topic yet "
+                "the broker asked does not know this topic yet "
                 f"({message or 'unknown topic'}): no reachable broker showed it within the "
                 "request timeout (is the controller down?); nothing was done for it"
             )
@@ -477,7 +479,8 @@ class AdminConnection:
             if not unmet_at:
                 return first
             node = nearest()
-            self._unshown = {t for t in unmet_at[node] if t in wanted and wanted[t].exists}
+            now = time.monotonic()
+            self._unshown |= {t: now for t in unmet_at[node] if t in wanted and wanted[t].exists}
             self.journal.forget(self.cluster_id, unmet_at[node])
         self._read_node = node
         answer = await self._metadata_from(topics, node, partitions)

@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from . import protocol
 from .batches import (
-    READS_IN_FLIGHT,
     RETRIABLE_READ_ERRORS,
     batch_report,
     batched,
     failed,
     from_code,
+    pipelined,
 )
 from .connection import AdminConnection
 from .errors import ConnectionFailed, KafkaRequestError, sentence
@@ -182,7 +181,7 @@ class AdminReads(AdminConnection):
                     )
             return [found[n] for n in batch if n in found], errors
 
-        async for result in self._pipelined(batched(order), read):
+        async for result in pipelined(batched(order), read):
             yield result
 
     async def _describe_batch(
@@ -197,30 +196,6 @@ class AdminReads(AdminConnection):
             else:
                 found[topic.name] = self._description(topic)
         return found, errors
-
-    @staticmethod
-    async def _pipelined(
-        batches: list[list[str]], read: Callable[[list[str]], Awaitable[V]]
-    ) -> AsyncIterator[V]:
-        """`read` each batch, READS_IN_FLIGHT at once, yielding the answers in order."""
-        waiting = iter(batches)
-        in_flight: deque[asyncio.Future[V]] = deque()
-
-        def launch() -> None:
-            batch = next(waiting, None)
-            if batch is not None:
-                in_flight.append(asyncio.ensure_future(read(batch)))
-
-        for _ in range(READS_IN_FLIGHT):
-            launch()
-        try:
-            while in_flight:
-                answer = await in_flight.popleft()
-                launch()
-                yield answer
-        finally:
-            for future in in_flight:
-                future.cancel()
 
     async def _read_batch(
         self, batch: list[str], read: BatchRead[V]
@@ -255,7 +230,7 @@ class AdminReads(AdminConnection):
             configs, _ = await self._read_batch(batch, lambda b: self._topic_configs(b, [key]))
             return {t: entries[key].value for t, entries in configs.items() if key in entries}
 
-        async for answer in self._pipelined(batched(list(dict.fromkeys(topics))), read):
+        async for answer in pipelined(batched(list(dict.fromkeys(topics))), read):
             values |= answer
         return values
 
