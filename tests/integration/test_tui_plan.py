@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -108,6 +109,62 @@ async def test_a_plan_file_is_placed_shown_and_applied_as_previewed(
     assert not errors
     assert {t.name: [p.replicas for p in t.partitions] for t in found} == planned
     assert next(t for t in found if t.name == b).configs["retention.ms"].value == "60000"
+
+
+async def test_existing_topics_configs_are_applied_only_when_chosen(
+    kraft_cluster: Cluster, kadmin: KafkaAdmin, topic_name: Names, tmp_path: Path
+) -> None:
+    """The plan screen's configs choice is `plan apply`'s --configs / --prune-configs: by
+    default a config change is previewed and left; chosen, it is applied (and with "remove
+    others", the overrides the plan does not name go)."""
+    kept, pruned = topic_name("kept"), topic_name("pruned")
+    created = await kadmin.create_topics(
+        [
+            TopicSpec(kept, 1, 1, configs={"retention.ms": "100000"}),
+            TopicSpec(pruned, 1, 1, configs={"retention.ms": "100000", "segment.ms": "900000"}),
+        ]
+    )
+    assert all(r.ok for r in created), created
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "topic,partitions,replication_factor,min_required_replication_factor,configs\n"
+        f"{kept},1,1,,retention.ms=200000\n{pruned},1,1,,retention.ms=200000\n"
+    )
+
+    async def apply(choice: str, topics: list[str]) -> None:
+        app = app_for(kraft_cluster)
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.profile and app.admin
+            screen = await open_screen(app, pilot, PlanScreen(app.profile, app.admin))
+            screen.query_one("#plan-path", Input).value = str(plan)
+            screen.query_one("#configs-apply", Select).value = choice
+            await pilot.press("ctrl+o")
+            await app.workers.wait_for_complete()
+            await pilot.press("ctrl+r")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert "config change(s)" in text_of(screen, "#plan-summary")
+            await pilot.press("ctrl+s")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert all(screen.results[t].ok for t in topics), screen.results
+
+    def overrides(name: str, found: list[Any]) -> dict[str, str | None]:
+        topic = next(t for t in found if t.name == name)
+        return {
+            k: c.value for k, c in topic.configs.items() if c.source.name == "DYNAMIC_TOPIC_CONFIG"
+        }
+
+    await apply("none", [kept, pruned])  # previewed only
+    found, _ = await kadmin.describe_topics([kept, pruned])
+    assert overrides(kept, found) == {"retention.ms": "100000"}
+    await apply("changed", [kept, pruned])
+    found, _ = await kadmin.describe_topics([kept, pruned])
+    assert overrides(kept, found) == {"retention.ms": "200000"}
+    assert overrides(pruned, found) == {"retention.ms": "200000", "segment.ms": "900000"}
+    await apply("pruned", [pruned])
+    found, _ = await kadmin.describe_topics([pruned])
+    assert overrides(pruned, found) == {"retention.ms": "200000"}
 
 
 async def test_esc_stops_the_spark_engine(

@@ -38,7 +38,7 @@ from ...planning.plan import (
     write_document,
 )
 from ...services.placing import PlacementOptions
-from ...services.plan_apply import apply_document, broker_differences
+from ...services.plan_apply import ConfigsApplied, apply_document, broker_differences
 from ...services.plans import (
     cluster_view,
     config_change_count,
@@ -180,6 +180,17 @@ class PlanScreen(KafkaScreen):
                 id="mode",
             )
             yield Input(placeholder="min required RF (optional)", id="min_required", type="integer")
+            # What `plan apply --configs` / `--prune-configs` do: existing topics' overrides.
+            yield Select(
+                [
+                    ("configs: previewed only", "none"),
+                    ("configs: apply changes", "changed"),
+                    ("configs: apply, remove others", "pruned"),
+                ],
+                value="none",
+                allow_blank=False,
+                id="configs-apply",
+            )
         # Shell words, as --spark-conf takes them: values such as spark.jars hold commas.
         yield Input(
             shlex.join(f"{key}={value}" for key, value in self.profile.spark),
@@ -508,8 +519,8 @@ class PlanScreen(KafkaScreen):
         changes = config_change_lines(entry)
         if changes:
             lines.append(
-                f"config changes ({len(changes)}; applied only by `kafka-tui plan apply "
-                f"--configs`): " + "; ".join(changes)
+                f"config changes ({len(changes)}; applied when configs is set to apply "
+                "them): " + "; ".join(changes)
             )
         result = self.results.get(name)
         if result is not None:
@@ -535,6 +546,7 @@ class PlanScreen(KafkaScreen):
             return
         store = placeholder_store(self, self.profile)
         zookeeper = self.profile.zookeeper_connect
+        configs = _configs_applied(self.query_one("#configs-apply", Select).value)
         self.stop_apply.clear()
         try:
             snapshot = await take_snapshot(self.admin, zookeeper=zookeeper, store=store)
@@ -554,7 +566,7 @@ class PlanScreen(KafkaScreen):
                 self._stage(f"Applying: {start}/{len(entries)} topic(s)… esc stops.")
                 part = {**document, "topics": entries[start : start + APPLY_BATCH]}
                 for r in await apply_document(
-                    self.admin, snapshot, store, zookeeper, part, APPLY_BATCH
+                    self.admin, snapshot, store, zookeeper, part, APPLY_BATCH, configs=configs
                 ):
                     self._result(r)
                 self._progress(min(start + APPLY_BATCH, len(entries)), len(entries))
@@ -583,3 +595,12 @@ class PlanScreen(KafkaScreen):
             self.workers.cancel_group(self, "plan-open")
         else:
             self.dismiss(bool(self.results))
+
+
+def _configs_applied(value: object) -> ConfigsApplied:
+    """The configs choice as the service takes it."""
+    if value == "changed":
+        return "changed"
+    if value == "pruned":
+        return "pruned"
+    return "none"
