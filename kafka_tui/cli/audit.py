@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..admin import audit
-from ..config import Profile, Settings, resolve_profile
+from ..config import Profile, Settings
 from . import output
+from .profiles import resolve_profile
 
 DEFAULT_LINES = 20
 _BLOCK = 64 * 2**10

@@ -23,11 +23,11 @@ from ..config import (
     Settings,
     load_settings,
     read_command_config,
-    resolve_profile,
     with_properties,
 )
 from ..fields import FieldError
 from ..services import parsing
+from .profiles import resolve_profile
 from .words import field_error_text
 
 EXIT_USAGE = 2

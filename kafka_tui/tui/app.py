@@ -110,6 +110,6 @@ def make_app(
     store_factory: StoreFactory | None = None,
 ) -> KafkaTuiApp:
     """The app for `profile`, or with the profile picker when it is None (the CLI decides
-    which, with resolve_profile). The factories default to the profile's real cluster; the
-    screen tests pass recorded ones (tests/tui/replay.py)."""
+    which, with cli/profiles.py's resolve_profile). The factories default to the profile's
+    real cluster; the screen tests pass recorded ones (tests/tui/replay.py)."""
     return KafkaTuiApp(settings, profile, admin_factory, refresh_seconds, store_factory)

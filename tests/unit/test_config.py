@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_tui.config import ConfigError, load_settings, parse_settings, resolve_profile
+from kafka_tui.cli.profiles import resolve_profile
+from kafka_tui.config import ConfigError, load_settings, parse_settings
 
 EXAMPLE = Path(__file__).parents[2] / "config.example.toml"
 
