@@ -24,7 +24,7 @@ from .batches import (
     merge,
 )
 from .configs import AdminConfigs
-from .connection import Settle, poll_until
+from .connection import UNKNOWN_TOPIC, Settle, poll_until
 from .errors import AdminError, ValidationError, sentence
 from .groups import AdminGroups
 from .journal import Expectation
@@ -44,7 +44,6 @@ from .sampling import AdminSampling
 
 ALREADY_EXISTS = 36
 INVALID_PARTITIONS = 37
-UNKNOWN_TOPIC = 3
 
 
 def _lost_note(answer: TopicAnswer) -> str:

@@ -38,6 +38,7 @@ T = TypeVar("T")
 
 NOT_CONTROLLER = 41
 REQUEST_TIMED_OUT = 7
+UNKNOWN_TOPIC = 3  # UNKNOWN_TOPIC_OR_PARTITION
 UNREGISTER_BROKER = 64  # API key
 _NOT_CONTROLLER_RETRIES = 3
 # A broker may lag this far behind a change kafka-tui made before its expectation is taken
@@ -46,9 +47,6 @@ _STALE_AFTER_S = 60.0
 # An expectation about a topic's existence that every broker contradicts this long is checked
 # with the controller (see `_absent_at_controller`), then again at most this often.
 _PROBE_AFTER_S = 2.0
-# Kafka's error codes `_lag_answer` reads and gives.
-_UNKNOWN_TOPIC_OR_PARTITION = 3
-_REQUEST_TIMED_OUT = 7
 # Metadata this recent names the controller a change goes to (see `_recent_controller`).
 CONTROLLER_FRESH_S = 2.0
 
@@ -374,11 +372,11 @@ class AdminConnection:
         window = 2 * self.settings.request_timeout_ms / 1000
         unshown_at = self._unshown.get(name)
         if (
-            code == _UNKNOWN_TOPIC_OR_PARTITION
+            code == UNKNOWN_TOPIC
             and unshown_at is not None
             and time.monotonic() - unshown_at < window
         ):
-            return _REQUEST_TIMED_OUT, (
+            return REQUEST_TIMED_OUT, (
                 "the broker asked does not know this topic yet "
                 f"({message or 'unknown topic'}): no reachable broker showed it within the "
                 "request timeout (is the controller down?); nothing was done for it"

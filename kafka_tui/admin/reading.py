@@ -19,7 +19,7 @@ from .batches import (
     from_code,
     pipelined,
 )
-from .connection import AdminConnection
+from .connection import UNKNOWN_TOPIC, AdminConnection
 from .errors import ConnectionFailed, KafkaRequestError, sentence
 from .model import (
     BrokerInfo,
@@ -32,7 +32,6 @@ from .model import (
     TopicResult,
 )
 
-UNKNOWN_TOPIC = 3
 V = TypeVar("V")
 # What one batch read gives: found topics by name, and the errors of the others.
 BatchRead = Callable[[list[str]], Awaitable[tuple[dict[str, V], list[TopicResult]]]]
