@@ -40,6 +40,13 @@ def test_another_process_is_not_ours(tmp_path: Path) -> None:
     cluster = SparkDevCluster(tmp_path)
     process = subprocess.Popen(["sleep", "5"], env={"PATH": os.environ["PATH"], "X": "1"})
     try:
+        # Once it has exec'd: until then its environ reads empty, which counts as running
+        # (the case the test above pins); asked at once, this test failed one run in a few.
+        environ = Path(f"/proc/{process.pid}/environ")
+        deadline = time.monotonic() + 5
+        while not environ.read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert environ.read_bytes()
         assert not cluster.running(SparkNode("master", 0, pid=process.pid))
     finally:
         process.kill()
