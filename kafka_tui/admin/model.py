@@ -161,9 +161,10 @@ class ClusterInfo:
 class PartitionInfo:
     partition: int
     leader: int  # -1: no leader (unavailable)
-    replicas: list[int]
-    isr: list[int]
-    offline_replicas: list[int]
+    # Tuples, as decoded (protocol.MetadataPartition): a full garbage collection skips them.
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    offline_replicas: tuple[int, ...]
 
     @property
     def under_replicated(self) -> bool:

@@ -269,11 +269,6 @@ def _int32_tuple(buf: bytes, pos: int) -> tuple[tuple[int, ...], int]:
     return run.unpack_from(buf, pos), pos + 4 * count
 
 
-def _int32_array(buf: bytes, pos: int) -> tuple[list[int], int]:
-    values, pos = _int32_tuple(buf, pos)
-    return list(values), pos
-
-
 def _tagged_fields(buf: bytes, pos: int) -> tuple[dict[int, bytes], int]:
     count, pos = _uvarint(buf, pos)
     tags: dict[int, bytes] = {}
@@ -294,9 +289,11 @@ class MetadataPartition(NamedTuple):
     partition_index: int
     leader_id: int  # -1: no leader
     leader_epoch: int
-    replica_nodes: list[int]
-    isr_nodes: list[int]
-    offline_replicas: list[int]
+    # Tuples: tuples of ints leave the garbage collector's view (a list stays in it), which
+    # makes a full collection at 1,000,000 partitions ~3x cheaper (bench/README.md).
+    replica_nodes: tuple[int, ...]
+    isr_nodes: tuple[int, ...]
+    offline_replicas: tuple[int, ...]
     tags: dict[int, bytes]
 
 
@@ -353,7 +350,7 @@ _new = tuple.__new__
 def _metadata_partitions(buf: bytes, pos: int) -> tuple[list[MetadataPartition], int]:
     count, pos = _uvarint(buf, pos)
     partitions: list[MetadataPartition] = []
-    head, int32s = _PARTITION_HEAD.unpack_from, _int32_array
+    head, int32s = _PARTITION_HEAD.unpack_from, _int32_tuple
     add = partitions.append
     for _ in range(count - 1):
         error_code, index, leader, epoch = head(buf, pos)

@@ -84,7 +84,7 @@ async def test_an_added_broker_takes_replicas_and_is_removed_without_a_trace(
             assert created[0].ok, created[0].message
             found, _ = await admin.describe_topics([topic], configs=False)
             [placed] = found[0].partitions
-            assert (placed.replicas, placed.leader) == ([4, 1], 4)
+            assert (placed.replicas, placed.leader) == ((4, 1), 4)
             if cluster.mode == "kraft":
                 await _unregistering_a_live_kraft_broker_orphans_it(cluster, settings, admin)
         finally:

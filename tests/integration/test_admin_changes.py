@@ -42,7 +42,7 @@ async def test_partitions_grow_with_and_without_assignments(
     assert [r.ok for r in results] == [True, True], [r.message for r in results]
     found, _ = await admin.describe_topics([plain, placed], configs=False)
     assert [len(t.partitions) for t in found] == [4, 4]
-    assert [p.replicas for p in found[1].partitions[2:]] == [[3, 1], [1, 2]]
+    assert [p.replicas for p in found[1].partitions[2:]] == [(3, 1), (1, 2)]
     assert all(p.leader >= 0 for t in found for p in t.partitions)
 
 
@@ -114,8 +114,8 @@ async def test_an_increase_may_name_an_offline_broker_on_kraft_but_not_on_zookee
             assert result.ok, result.message
             found, _ = await admin.describe_topics([name], configs=False)
             new = found[0].partitions[1]
-            assert (new.replicas, new.leader, new.isr) == ([3, 1], 1, [1])
-            assert new.offline_replicas == [3]
+            assert (new.replicas, new.leader, new.isr) == ((3, 1), 1, (1,))
+            assert new.offline_replicas == (3,)
         else:
             assert result.error == "INVALID_REPLICA_ASSIGNMENT", result.message
     finally:
@@ -295,8 +295,8 @@ async def test_a_topic_with_an_offline_replica_is_described_as_such(
         found, _ = await admin.describe_topics([name], configs=False)
         p0, p1 = found[0].partitions
         assert p0.leader == 1 and p1.leader == 1
-        assert p0.isr == [1] and p0.under_replicated
-        assert p0.offline_replicas == [2] and p1.offline_replicas == [2]
+        assert p0.isr == (1,) and p0.under_replicated
+        assert p0.offline_replicas == (2,) and p1.offline_replicas == (2,)
     finally:
         await asyncio.to_thread(cluster.restore)
 

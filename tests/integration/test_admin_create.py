@@ -49,7 +49,7 @@ async def test_a_batch_reports_each_topic_and_one_failure_hides_nothing(
     by_name = {t.name: t for t in found}
     assert by_name[good1].configs["retention.ms"].value == "60000"
     assert by_name[good1].configs["retention.ms"].is_override
-    assert [p.replicas for p in by_name[good2].partitions] == [[1, 2], [2, 3], [3, 1]]
+    assert [p.replicas for p in by_name[good2].partitions] == [(1, 2), (2, 3), (3, 1)]
     # timeout > 0: the controller answered once every partition had a leader.
     assert all(p.leader >= 0 for t in found for p in t.partitions)
 

@@ -373,7 +373,8 @@ def test_a_broker_lost_mid_plan_apply_loses_no_result_and_the_plan_resumes(
 
         async def as_planned(admin: KafkaAdmin, names: list[str]) -> set[str]:
             found, _ = await admin.describe_topics(names, configs=False)
-            return {t.name for t in found if [p.replicas for p in t.partitions] == planned[t.name]}
+            lists = {t.name: [list(p.replicas) for p in t.partitions] for t in found}
+            return {name for name, have in lists.items() if have == planned[name]}
 
         reported = {r.topic for r in results if r.ok}
         done = asyncio.run(_holding(cluster, names, as_planned, lambda d: d >= reported))

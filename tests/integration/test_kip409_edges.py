@@ -381,7 +381,7 @@ def test_a_fill_elects_the_preferred_leaders_it_skewed_when_asked(
     assert code == 0, results
     code, moved = cli(capsys, cluster, "topics", "reassign", topic, "--replica-assignment", "0=2:1")
     assert code == 0, moved
-    parts = asyncio.run(_describe(cluster, topic, lambda ps: ps[0].replicas == [2, 1]))
+    parts = asyncio.run(_describe(cluster, topic, lambda ps: ps[0].replicas == (2, 1)))
     assert parts[0].leader == 1  # a reorder keeps the leader: 2 is preferred, 1 leads
     code, filled = cli(capsys, cluster, "placeholders", "fill", "--elect-leaders")
     assert code == 0, filled
@@ -389,5 +389,5 @@ def test_a_fill_elects_the_preferred_leaders_it_skewed_when_asked(
         (topic, [3], True)
     ]
     parts = asyncio.run(_describe(cluster, topic, lambda ps: ps[0].leader == 2))
-    assert parts[0].replicas == [2, 1, 3]
+    assert parts[0].replicas == (2, 1, 3)
     assert cli(capsys, cluster, "topics", "delete", topic, "--yes")[0] == 0

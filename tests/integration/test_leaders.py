@@ -74,7 +74,7 @@ async def _partition_when(
 
 
 def _replicas_are(replicas: list[int]) -> Callable[[PartitionInfo], bool]:
-    return lambda p: p.replicas == replicas
+    return lambda p: list(p.replicas) == replicas
 
 
 async def _cli(
@@ -261,7 +261,7 @@ async def test_an_unclean_election_gives_a_leaderless_partition_its_live_replica
     topic = await _create(admin, topic_name(), {0: [2, 3]})
     try:
         await asyncio.to_thread(cluster.dev.stop_broker, 3)
-        await _partition_when(admin, topic, lambda p: p.isr == [2])
+        await _partition_when(admin, topic, lambda p: p.isr == (2,))
         await asyncio.to_thread(cluster.dev.stop_broker, 2)
         await _partition_when(admin, topic, lambda p: p.leader == -1)
         # No replica is live: nothing can lead, clean or not.
@@ -371,7 +371,7 @@ async def test_the_topics_filter_and_the_brokers_election_key(
             # The app's own connection may read another broker, which learns the new order
             # a moment later (a loaded CI run refreshed from one that had not).
             await _every_broker_shows(
-                kraft_cluster, kadmin, topic, lambda p, s=swapped: p.replica_nodes == s
+                kraft_cluster, kadmin, topic, lambda p, s=swapped: list(p.replica_nodes) == s
             )
             await pilot.press("r")
             await settle(app, pilot)

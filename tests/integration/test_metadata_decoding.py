@@ -46,14 +46,14 @@ RawMetadataRequest._CLASSES = (
 
 
 def as_object(record: Any) -> Any:
-    """A decoded record as aiokafka's to_object() shapes it: NamedTuples as dicts, without
-    `partition_count` (checked against the partitions here)."""
+    """A decoded record as aiokafka's to_object() shapes it: NamedTuples as dicts, replica
+    tuples as lists, without `partition_count` (checked against the partitions here)."""
     if isinstance(record, tuple) and hasattr(record, "_asdict"):
         fields = record._asdict()
         if "partition_count" in fields:
             assert fields.pop("partition_count") == len(fields["partitions"])
         return {k: as_object(v) for k, v in fields.items()}
-    if isinstance(record, list):
+    if isinstance(record, list | tuple):
         return [as_object(v) for v in record]
     return record
 

@@ -91,7 +91,7 @@ async def test_growing_a_replica_list_completes_with_both_in_sync(
     assert await mover.wait_for_reassignments([(topic, 0)], _deadline()) == set()
     assert await mover.list_partition_reassignments([topic]) == []
     done = await _partition_when(mover, topic, lambda p: set(p.isr) == {1, 2})
-    assert done.replicas == [1, 2]
+    assert done.replicas == (1, 2)
 
 
 async def test_every_refusal_is_a_sentence_in_request_order(
@@ -167,7 +167,7 @@ async def test_a_reassignment_waiting_for_a_stopped_broker_is_listed_and_can_be_
         [cancelled] = await mover.alter_partition_reassignments([PartitionMove(stuck, 0, None)])
         assert cancelled.ok, cancelled.message
         assert await mover.wait_for_reassignments([(stuck, 0)], _deadline()) == set()
-        await _partition_when(mover, stuck, lambda p: p.replicas == [1, 3])
+        await _partition_when(mover, stuck, lambda p: p.replicas == (1, 3))
 
         [onto] = await raw_mover.alter_partition_reassignments(
             [PartitionMove(onto_stopped, 0, [1, 3])]

@@ -128,7 +128,7 @@ async def test_the_reassign_screen_shows_its_rollback_file_and_rolls_back(
         await until(pilot, lambda: app.screen is screen)
         await app.workers.wait_for_complete()
         found, _ = await kadmin.describe_topics([topic], configs=False)
-        assert found[0].partitions[0].replicas == grown
+        assert list(found[0].partitions[0].replicas) == grown
         # Confirmed: the file goes through the reassign service.
         await pilot.press("ctrl+z")
         await until(pilot, lambda: isinstance(app.screen, RollbackConfirm))

@@ -147,7 +147,7 @@ async def test_increase_partitions_with_an_assignment(
         await settle(app, pilot)
         assert isinstance(app.screen, MetadataScreen)
     found, _ = await kadmin.describe_topics([name], configs=False)
-    assert [p.replicas for p in found[0].partitions[2:]] == [[3, 1], [1, 2]]
+    assert [p.replicas for p in found[0].partitions[2:]] == [(3, 1), (1, 2)]
 
 
 async def test_delete_needs_the_typed_topic_name(

@@ -157,7 +157,7 @@ async def test_create_refuses_then_previews_under_replication_and_sends_exactly_
         warnings = [n for n in app._notifications if n.severity == "warning"]
         assert any("CREATED_UNDER_REPLICATED" in n.title for n in warnings)
     found, _ = await kadmin.describe_topics([name], configs=False)
-    assert [p.replicas for p in found[0].partitions] == previewed
+    assert [list(p.replicas) for p in found[0].partitions] == previewed
 
 
 async def test_an_rf_above_the_observed_brokers_previews_placeholders(

@@ -107,7 +107,7 @@ async def test_a_plan_file_is_placed_shown_and_applied_as_previewed(
         assert "3 topic(s) ok, 0 failed" in str(screen.query_one("#plan-stage", Label).render())
     found, errors = await kadmin.describe_topics([a, b, c])
     assert not errors
-    assert {t.name: [p.replicas for p in t.partitions] for t in found} == planned
+    assert {t.name: [list(p.replicas) for p in t.partitions] for t in found} == planned
     assert next(t for t in found if t.name == b).configs["retention.ms"].value == "60000"
 
 

@@ -107,8 +107,8 @@ async def test_partitions_on_a_stopped_observed_broker(
             # is what Kafka's AdminZkClient does, and the controller creates the partition.
             await zk.add_partitions(topic, {1: [3, 1]})
             offline = await _partition_when(zk_admin, topic, 1, lambda p: p.leader >= 0)
-            assert (offline.replicas, offline.leader, offline.isr) == ([3, 1], 1, [1])
-            assert offline.offline_replicas == [3]
+            assert (offline.replicas, offline.leader, offline.isr) == ((3, 1), 1, (1,))
+            assert offline.offline_replicas == (3,)
             raw, _ = zk_raw.get(f"/brokers/topics/{topic}")
             znode = json.loads(raw)
             assert znode["partitions"] == {"0": [1, 2], "1": [3, 1]}

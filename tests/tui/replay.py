@@ -93,9 +93,8 @@ def encode_topic(t: TopicDescription) -> list[Any]:
 
 def decode_topic(data: Sequence[Any]) -> TopicDescription:
     name, topic_id, internal, parts = data
-    return TopicDescription(
-        name, topic_id, internal, [PartitionInfo(p, ld, r, i, o) for p, ld, r, i, o in parts]
-    )
+    partitions = [PartitionInfo(p, ld, tuple(r), tuple(i), tuple(o)) for p, ld, r, i, o in parts]
+    return TopicDescription(name, topic_id, internal, partitions)
 
 
 def encode_configs(configs: Mapping[str, ConfigEntry]) -> list[list[Any]]:

@@ -105,7 +105,7 @@ class TopicDetailScreen(KafkaScreen):
         missing = placeholders.get(topic.name, {})
         # A placeholder is a replica Kafka does not know of: drawn `(-1)` after the real ones.
         partitions = [
-            replace(p, replicas=[*p.replicas, *missing.get(p.partition, [])])
+            replace(p, replicas=(*p.replicas, *missing.get(p.partition, [])))
             for p in topic.partitions
         ]
         offline = {b.id for b in cluster.brokers if b.fenced}

@@ -368,7 +368,7 @@ class ReassignScreen(KafkaScreen):
                 # The controller is done; the broker answering Metadata may still lag.
                 found, _ = await self.admin.describe_topics([self.topic], configs=False)
                 shown = {(self.topic, p.partition): p.replicas for t in found for p in t.partitions}
-                pending = {k for k in started if shown.get(k) != targets[k]}
+                pending = {k for k in started if shown.get(k) != tuple(targets[k])}
             finished = started - pending
             copied = sum(copies[k] for k in finished)
             if total and pending:
