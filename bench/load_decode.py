@@ -21,39 +21,11 @@ import asyncio
 import gc
 import time
 from collections.abc import Callable
-from io import BytesIO
 from typing import Any
-
-from aiokafka.protocol.api import Response
-from aiokafka.protocol.types import Schema
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, protocol
 from kafka_tui.admin.reading import AdminReads
 from kafka_tui.planning.placement import Load
-
-
-class _RawResponse(Response):
-    """The body kept as bytes, so each decoder reads the same answer."""
-
-    API_KEY = 3
-    API_VERSION = 12
-    SCHEMA = Schema()
-    body: bytes
-
-    @classmethod
-    def decode(cls, data: BytesIO | bytes) -> _RawResponse:
-        response = cls()
-        response.body = data.read() if isinstance(data, BytesIO) else data
-        return response
-
-
-class _RawMetadataRequest(protocol.MetadataRequest):
-    pass
-
-
-_RawMetadataRequest._CLASSES = (
-    protocol._flexible_request(3, 12, protocol._METADATA_V12.SCHEMA, _RawResponse),
-)
 
 
 def synthetic(topics: int, partitions: int, rf: int, brokers: int = 3) -> bytes:
@@ -121,10 +93,9 @@ async def from_cluster(bootstrap: str, runs: int) -> None:
         trips, body = [], b""
         for _ in range(runs):
             started = time.perf_counter()
-            response = await admin.client.send(node, _RawMetadataRequest(None))
+            response = await admin.client.send(node, protocol.MetadataBodyRequest(None))
             trips.append(time.perf_counter() - started)
-            assert isinstance(response, _RawResponse)
-            body = response.body
+            body = protocol.MetadataBodyRequest.body(response)
     metadata, _ = protocol.decode_metadata_response(body)
     count = sum(len(t.partitions or ()) for t in metadata.topics)
     print(

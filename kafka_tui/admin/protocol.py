@@ -636,6 +636,31 @@ class MetadataLoadRequest(MetadataRequest):
         return load
 
 
+class MetadataBodyResponse(Response):
+    """The same answer kept as its undecoded bytes, so that several decoders can read one
+    answer (bench/load_decode.py, tests/integration/test_metadata_decoding.py)."""
+
+    API_KEY = 3
+    API_VERSION = 12
+    SCHEMA = Schema()
+    body: bytes
+
+    @classmethod
+    def decode(cls, data: BytesIO | bytes) -> MetadataBodyResponse:
+        response = cls()
+        response.body = data.read() if isinstance(data, BytesIO) else data
+        return response
+
+
+class MetadataBodyRequest(MetadataRequest):
+    """Metadata for `topics` (None: every topic), answered as a MetadataBodyResponse."""
+
+    @staticmethod
+    def body(response: Response) -> bytes:
+        assert isinstance(response, MetadataBodyResponse), type(response)
+        return response.body
+
+
 # -- CreateTopics (19) v7 ------------------------------------------------------------------
 
 _CONFIG_RESULT = (
@@ -1264,6 +1289,9 @@ def altered_resources(response: Response) -> list[ResourceAnswer]:
 DescribeClusterRequest._CLASSES = tuple(_describe_cluster_request(v) for v in range(3))
 MetadataRequest._CLASSES = (_METADATA_V12,)
 MetadataLoadRequest._CLASSES = (_METADATA_V12_LOAD,)
+MetadataBodyRequest._CLASSES = (
+    _flexible_request(3, 12, _METADATA_V12_SCHEMA, MetadataBodyResponse),
+)
 CreateTopicsRequest._CLASSES = (_CREATE_TOPICS_V7,)
 CreatePartitionsRequest._CLASSES = (_CREATE_PARTITIONS_V3,)
 DeleteTopicsRequest._CLASSES = (_DELETE_TOPICS_V6,)

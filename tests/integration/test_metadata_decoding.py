@@ -12,37 +12,11 @@ from io import BytesIO
 from typing import Any
 
 import pytest
-from aiokafka.protocol.api import Response
-from aiokafka.protocol.types import Schema, UnsignedVarInt32
+from aiokafka.protocol.types import UnsignedVarInt32
 
 from kafka_tui.admin import KafkaAdmin, TopicSpec, protocol
 
 GENERIC = protocol._response(3, 12, protocol.METADATA_RESPONSE_SCHEMA)
-
-
-class RawResponse(Response):
-    """Keeps the response body undecoded, so both decoders can read the same bytes."""
-
-    API_KEY = 3
-    API_VERSION = 12
-    SCHEMA = Schema()
-    body: bytes
-
-    @classmethod
-    def decode(cls, data: BytesIO | bytes) -> RawResponse:
-        response = cls()
-        response.body = data.read() if isinstance(data, BytesIO) else data
-        return response
-
-
-class RawMetadataRequest(protocol.MetadataRequest):
-    pass
-
-
-# Set after the class exists: Request.__init_subclass__ would overwrite it (see protocol.py).
-RawMetadataRequest._CLASSES = (
-    protocol._flexible_request(3, 12, protocol._METADATA_V12.SCHEMA, RawResponse),
-)
 
 
 def as_object(record: Any) -> Any:
@@ -87,17 +61,18 @@ async def raw_metadata(admin: KafkaAdmin, topics: list[str] | None, showing: set
     while True:
         # Through the admin's own send, which tries another broker if the link breaks: a
         # broker just stopped stays listed for a while (CI: NodeNotReadyError for it).
-        response = await admin._send(RawMetadataRequest(topics))
-        assert isinstance(response, RawResponse)
+        body = protocol.MetadataBodyRequest.body(
+            await admin._send(protocol.MetadataBodyRequest(topics))
+        )
         # Listed with every partition led: a ZooKeeper-mode broker can list a new topic
         # before its partitions reach it (seen once in CI: the topic with no partitions).
         listed = {
             t["name"]
-            for t in GENERIC.decode(BytesIO(response.body)).to_object()["topics"]
+            for t in GENERIC.decode(BytesIO(body)).to_object()["topics"]
             if t["partitions"] and all(p["leader_id"] >= 0 for p in t["partitions"])
         }
         if showing <= listed or time.monotonic() > deadline:
-            return response.body
+            return body
         await asyncio.sleep(0.1)
 
 
