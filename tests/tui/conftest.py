@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import difflib
+import html
+import pickle
+import re
 from functools import cache
 from typing import Any
 
+import pytest
+from pytest_textual_snapshot import node_to_report_path
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
@@ -18,6 +24,54 @@ from .replay import Recording, ReplayAdmin, ReplayStore
 
 # One terminal for every full-screen snapshot.
 SIZE = (120, 40)
+
+
+_TEXT = re.compile(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>')
+
+
+def svg_lines(svg: str) -> list[str]:
+    """The text of a screenshot, line by line (its <text> elements by position)."""
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for x, y, text in _TEXT.findall(svg):
+        rows.setdefault(float(y), []).append((float(x), html.unescape(text)))
+    return [
+        "".join(t for _, t in sorted(row)).replace("\xa0", " ").rstrip()
+        for _, row in sorted(rows.items())
+    ]
+
+
+def _tables(pilot: Pilot[Any]) -> list[str]:
+    return [
+        f"{t.id or type(t).__name__}: {t.row_count} rows, {len(t.columns)} columns, "
+        f"size {tuple(t.size)}, virtual {tuple(t.virtual_size)}, region {tuple(t.region)}"
+        for t in pilot.app.screen.walk_children()
+        if isinstance(t, DataTable)  # query(DataTable) misses the replica tables
+    ]
+
+
+@pytest.fixture
+def snap_compare(snap_compare: Any, request: pytest.FixtureRequest) -> Any:
+    """The plugin's, and on a mismatch the two screens' text side by side in the test's
+    output, with the tables' state when the screenshot was taken: CI keeps no HTML report."""
+
+    def compare(app: Any, *args: Any, run_before: Any = None, **kwargs: Any) -> bool:
+        state: list[str] = []
+
+        async def before(pilot: Pilot[Any]) -> None:
+            if run_before is not None:
+                await run_before(pilot)
+            state.extend(_tables(pilot))
+
+        matched: bool = snap_compare(app, *args, run_before=before, **kwargs)
+        if not matched:
+            data = pickle.loads(node_to_report_path(request.node).read_bytes())
+            expected, actual = svg_lines(data[1]), svg_lines(data[2])
+            diff = difflib.unified_diff(expected, actual, "expected", "actual", lineterm="")
+            print("\n".join(diff))
+            print("tables at the screenshot:", *state, sep="\n  ")
+        return matched
+
+    return compare
 
 
 @cache
