@@ -11,6 +11,7 @@ from textual.widgets import DataTable
 from ...services.snapshot import Snapshot
 from .replicas import ReplicaState
 from .styled import REPLICA_CLASSES, ReplicaStyled
+from .tables import fit_height
 
 
 def observed_source(snapshot: Snapshot, zookeeper: str | None) -> str:
@@ -52,3 +53,4 @@ class BrokerTable(ReplicaStyled, DataTable[object]):
                 str(snapshot.load.leaders.get(b.id, 0)),
                 key=str(b.id),
             )
+        fit_height(self)

@@ -18,6 +18,7 @@ from ...planning.reassignment import Move
 from ...services.reassign import human_bytes
 from .replicas import ReplicaView, replica_text
 from .styled import REPLICA_CLASSES, ReplicaStyled
+from .tables import fit_height
 
 MOVE_CLASSES = {"moves--added", "moves--removed"}
 
@@ -68,6 +69,7 @@ class MoveTable(ReplicaStyled, DataTable[object]):
                 "?" if size is None else human_bytes(size * len(m.added)),
                 key=str(m.partition),
             )
+        fit_height(self)
 
     def _marked(
         self,

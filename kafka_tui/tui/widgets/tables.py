@@ -13,6 +13,15 @@ from .replicas import ReplicaState, ReplicaView, replica_text
 from .styled import REPLICA_CLASSES, ReplicaStyled
 
 
+def fit_height(table: DataTable[object]) -> None:
+    """The table's height set from its rows as they are added (max-height in the .tcss still
+    caps it), not left to `height: auto`: that reads the virtual size the table computes on
+    its next idle, and under load the form's layout once kept the height from before the rows
+    (the create form's preview drawn as its header alone, its one row clipped)."""
+    rows = sum(row.height for row in table.rows.values())
+    table.styles.height = rows + (table.header_height if table.show_header else 0)
+
+
 class PartitionTable(ReplicaStyled, DataTable[object]):
     """Partition, leader, replicas (marked), ISR, offline replicas; problems stand out."""
 
@@ -51,6 +60,7 @@ class PartitionTable(ReplicaStyled, DataTable[object]):
                 health,
                 key=str(p.partition),
             )
+        fit_height(self)
         if partitions:
             self.move_cursor(row=min(row, len(partitions) - 1))
 
@@ -72,3 +82,4 @@ class PreviewTable(ReplicaStyled, DataTable[object]):
             self.add_row(
                 str(first_partition + offset), replica_text(view, offline, self.replica_style)
             )
+        fit_height(self)
