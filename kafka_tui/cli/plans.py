@@ -228,8 +228,9 @@ async def _plan(
 async def _parquet_intents(
     args: argparse.Namespace, profile: Profile, path: Path, as_json: bool
 ) -> list[Intent] | None:
-    """A Parquet plan read by Spark whatever `--engine` says: kafka-tui has no Parquet reader of
-    its own (no pyarrow), and the engine only decides who places the rows. None on failure."""
+    """A Parquet plan's rows: in process (pyarrow) when the file is on this machine, else read
+    by Spark on `--spark-master` whatever `--engine` says (the engine only decides who places
+    the rows). None on failure."""
     if args.spark_master.startswith("local") and not await asyncio.to_thread(path.exists):
         raise parsing.UsageError(f"plan: cannot read {path}: No such file or directory")
     with stages(as_json) as show:

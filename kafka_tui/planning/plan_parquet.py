@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from kafka_tui.planning import plan_rows
 from kafka_tui.planning.plan import Intent
@@ -113,6 +114,22 @@ def _records(
             if column in plan_rows.COLUMNS and _given(value)
         }
         yield row, topic_column, cells
+
+
+def plain_value(value: Any) -> Any:
+    """A value read from Parquet as JSON: maps and structs as objects, decimals and dates as
+    text (what both readers write: spark_job.read_parquet, plan_parquet_arrow)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode("utf-8", errors="replace")
+    if isinstance(value, dict):
+        return {str(k): plain_value(v) for k, v in value.items()}
+    if hasattr(value, "asDict"):
+        return {str(k): plain_value(v) for k, v in value.asDict().items()}
+    if isinstance(value, list | tuple):
+        return [plain_value(v) for v in value]
+    return str(value)
 
 
 def _given(value: object) -> bool:

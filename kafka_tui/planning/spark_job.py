@@ -40,6 +40,7 @@ from typing import Any, TextIO
 
 from kafka_tui.planning import plan_prepared
 from kafka_tui.planning.plan import Tally, run_group, write_document
+from kafka_tui.planning.plan_parquet import plain_value
 
 CANCELLED = 130
 APP_NAME = "kafka-tui plan"
@@ -258,24 +259,9 @@ def read_parquet(spark: Any, plan: str, out: TextIO, progress: TextIO) -> None:
         F.col("_metadata.row_index").alias("__row"),
     ).orderBy("__file", "__row")
     for done, row in enumerate(ordered.toLocalIterator(), start=1):
-        out.write(json.dumps([_plain(row[i]) for i in range(len(columns))]) + "\n")
+        out.write(json.dumps([plain_value(row[i]) for i in range(len(columns))]) + "\n")
         if done % 10_000 == 0 or done == total:
             _progress(progress, "read", done, total)
-
-
-def _plain(value: Any) -> Any:
-    """A Spark value as JSON: maps and structs as objects, decimals and dates as text."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).decode("utf-8", errors="replace")
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if hasattr(value, "asDict"):
-        return {str(k): _plain(v) for k, v in value.asDict().items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return str(value)
 
 
 def run_read(

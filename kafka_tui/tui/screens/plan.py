@@ -324,13 +324,13 @@ class PlanScreen(KafkaScreen):
         return True
 
     async def _read_parquet(self, path: Path) -> bool:
-        """Parquet needs Spark (pyarrow is not installed): its JVM reads the rows."""
+        """A local Parquet file is read in process (pyarrow); another by Spark on the master."""
         master = self.query_one("#spark-master", Input).value.strip() or "local[*]"
         conf, problem = self._spark_settings()
         if problem is not None:
             self._stage(problem)
             return False
-        self._stage(f"Reading {path} with Spark ({master})…")
+        self._stage(f"Reading {path}…")
         try:
             intents, failure = await read_parquet_plan(
                 path, master, self._spark_shown, self._spark_started, conf

@@ -1,0 +1,68 @@
+"""A Parquet plan read in process with pyarrow (installed with pyspark's Connect extras): the
+same JSON lines the Spark job's reader writes (`spark_job.read_parquet`, see plan_parquet), so
+both are checked by one `plan_parquet.parse_rows`, without a JVM started for a local file.
+
+A folder is read as Spark reads one: its data files by path (names starting with `_` or `.`,
+such as `_SUCCESS` and checksums, left out), then each file's rows in order; `key=value`
+folders add their columns (hive partitioning) as Spark's do. Values as the Spark reader gives
+them: maps and structs as objects, lists as arrays, other values (decimals, dates) as text.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .plan_parquet import plain_value
+
+
+def available() -> bool:
+    try:
+        import pyarrow.dataset  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _is_data(path: Path, root: Path) -> bool:
+    return not any(part.startswith(("_", ".")) for part in path.relative_to(root).parts)
+
+
+def read_text(path: Path) -> str:
+    """`{"columns": [...]}`, then one JSON array per row, as the Spark job writes them."""
+    import pyarrow.dataset as ds
+
+    if path.is_dir():
+        files = sorted(str(p) for p in path.rglob("*") if p.is_file() and _is_data(p, path))
+        dataset = ds.dataset(
+            files, format="parquet", partitioning="hive", partition_base_dir=str(path)
+        )
+    else:
+        dataset = ds.dataset(str(path), format="parquet")
+    schema = dataset.schema
+    lines = [json.dumps({"columns": schema.names})]
+    types = [field.type for field in schema]
+    for batch in dataset.to_batches():  # files in the order given, rows in file order
+        columns = [_column(batch.column(i).to_pylist(), t) for i, t in enumerate(types)]
+        lines.extend(json.dumps(list(row)) for row in zip(*columns, strict=True))
+    return "\n".join(lines) + "\n"
+
+
+def _column(values: list[Any], arrow_type: Any) -> list[Any]:
+    return [_plain(v, arrow_type) for v in values]
+
+
+def _plain(value: Any, arrow_type: Any) -> Any:
+    """pyarrow gives a map as a list of (key, value) pairs; Spark as a dict."""
+    import pyarrow as pa
+
+    if value is None:
+        return None
+    if pa.types.is_map(arrow_type):
+        return {str(k): _plain(v, arrow_type.item_type) for k, v in value}
+    if pa.types.is_struct(arrow_type):
+        return {f.name: _plain(value[f.name], f.type) for f in arrow_type}
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return [_plain(v, arrow_type.value_type) for v in value]
+    return plain_value(value)
