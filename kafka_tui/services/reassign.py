@@ -305,7 +305,7 @@ async def wait_for_moves(
             # The controller is done; a broker's metadata may still show the old replicas.
             found, _ = await admin.describe_topics(topics, configs=False)
             shown = {(t.name, p.partition): p.replicas for t in found for p in t.partitions}
-            pending = {k for k in wanted if shown.get(k) != targets.get(k, shown.get(k))}
+            pending = {k for k in wanted if k in targets and shown.get(k) != tuple(targets[k])}
         finished = wanted - pending
         copied = sum(sizes.get(k, 0) for k in finished) if total else len(finished)
         progress(len(finished), len(wanted), copied, total or len(wanted))
