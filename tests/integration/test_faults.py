@@ -350,7 +350,7 @@ async def _apply_with_a_broker_lost(
 async def _replicas(cluster: Cluster, names: list[str]) -> dict[str, list[list[int]]]:
     async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
         found, _ = await admin.describe_topics(names, configs=False)
-    return {t.name: [p.replicas for p in t.partitions] for t in found}
+    return {t.name: [list(p.replicas) for p in t.partitions] for t in found}
 
 
 @pytest.mark.timeout(400)

@@ -28,7 +28,7 @@ def _kafka_replicas(cluster: Cluster, topic: str, partitions: int) -> list[list[
             cluster, topic, lambda ps: len(ps) == partitions and all(p.leader >= 0 for p in ps)
         )
     )
-    return [p.replicas for p in parts]
+    return [list(p.replicas) for p in parts]
 
 
 def _placeholders(capsys: pytest.CaptureFixture[str], cluster: Cluster, topic: str) -> Any:

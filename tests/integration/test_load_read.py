@@ -96,7 +96,7 @@ async def test_the_load_counted_is_the_load_described_also_with_a_broker_down(
                 if t.name in (on_3, only_3)
                 for p in t.partitions
             }
-            wanted = {(on_3, 0): (1, [3]), (on_3, 1): (1, [3]), (only_3, 0): (-1, [3])}
+            wanted = {(on_3, 0): (1, (3,)), (on_3, 1): (1, (3,)), (only_3, 0): (-1, (3,))}
             return body if shown == wanted else None
 
         body = await poll_until(offline, time.monotonic() + 60)

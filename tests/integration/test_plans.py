@@ -36,7 +36,7 @@ async def replicas_of(cluster: Cluster, names: list[str]) -> dict[str, list[list
     async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
         found, missing = await admin.describe_topics(names, configs=False)
     assert not missing
-    return {t.name: [p.replicas for p in t.partitions] for t in found}
+    return {t.name: [list(p.replicas) for p in t.partitions] for t in found}
 
 
 def stem() -> str:

@@ -36,7 +36,7 @@ async def replicas_until(
     async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
         while True:
             found, _ = await admin.describe_topics([topic], configs=False)
-            replicas = found[0].partitions[0].replicas
+            replicas = list(found[0].partitions[0].replicas)
             if replicas == wanted or time.monotonic() > deadline:
                 return replicas
             await asyncio.sleep(0.2)

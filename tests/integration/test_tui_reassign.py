@@ -81,7 +81,7 @@ async def test_raising_the_replication_factor_previews_and_applies_the_moves(
         assert "moved 3 partition(s)" in str(screen.query_one("#reassign-status", Label).render())
     found, _ = await kadmin.describe_topics([topic], configs=False)
     assert found[0].replication_factor == 2
-    assert {p.partition: p.replicas for p in found[0].partitions} == planned
+    assert {p.partition: list(p.replicas) for p in found[0].partitions} == planned
     assert [p.leader for p in found[0].partitions] == [1, 2, 3]  # leaders kept
 
 
@@ -140,10 +140,10 @@ async def test_esc_cancels_a_throttled_reassignment_and_removes_the_throttles(
     deadline = time.monotonic() + 30
     while True:
         found, _ = await kadmin.describe_topics([topic], configs=False)
-        if found[0].partitions[0].replicas == [1] or time.monotonic() > deadline:
+        if found[0].partitions[0].replicas == (1,) or time.monotonic() > deadline:
             break
         await asyncio.sleep(0.2)
-    assert found[0].partitions[0].replicas == [1]
+    assert found[0].partitions[0].replicas == (1,)
     rates, throttled = await throttles(kraft_cluster, topic)
     assert all(r == [None, None] for r in rates.values())
     assert throttled == {LEADER_REPLICAS: None, FOLLOWER_REPLICAS: None}
