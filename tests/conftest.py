@@ -55,10 +55,13 @@ def _worker_group(item: pytest.Item) -> str | None:
     callspec = getattr(item, "callspec", None)
     param = callspec.params.get("cluster") if callspec is not None else None
     module = item.path.name
-    if module.startswith("test_spark") or module == "test_plan_parquet.py":
+    if "spark_cluster" in names:
         # One worker: two standalone Spark clusters at once (10 JVMs) took the 2-core
-        # machine to a load of 14 and every group with it.
+        # machine to a load of 14 and every group with it. Its tests that need Kafka go to
+        # a Kafka group below, so this worker starts no Kafka cluster of its own.
         return "spark"
+    if module == "test_plan_parquet.py":
+        return "kraft"  # with its module's Spark session, on the worker of the KRaft cluster
     if any(name.startswith("secured") for name in names):
         return "secured"
     if param == "zk" or (param is None and "zk_cluster" in names):

@@ -1,10 +1,10 @@
-"""Plans read from Parquet (through Spark: kafka-tui has no pyarrow): the same document as the
-same plan in CSV, and bad rows reported by row and column name, all at once.
+"""Plans read from Parquet files Spark wrote: the same document as the same plan in CSV, and
+bad rows reported by row and column name, all at once, the same by both readers (in process
+with pyarrow, as a file on this machine is read; and the Spark job's, for files elsewhere).
 
-Spark start-ups cost 10-20 s each here, so there are two: this module's own session
-(`local[1]`), which writes the Parquet files and reads the bad one with the job's reader, and
-the job the CLI starts for the good one. Parquet reading does not depend on the kind of
-cluster, so only the KRaft one is used.
+Spark start-ups cost 10-20 s each here, so there is one: this module's own session
+(`local[1]`), which writes the Parquet files and reads the bad one with the job's reader.
+Parquet reading does not depend on the kind of cluster, so only the KRaft one is used.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from kafka_tui.cli import main
-from kafka_tui.planning import plan_parquet, plan_rows, spark_job
+from kafka_tui.planning import plan_parquet, plan_parquet_arrow, plan_rows, spark_job
 
 from ..conftest import Cluster
 
@@ -121,6 +121,7 @@ def test_a_parquet_plan_gives_the_document_of_the_same_plan_in_csv(
             break
     assert before == after, "the cluster's load kept changing"
     assert from_parquet == before  # the same engine (auto: local for 60 rows): every byte
+    assert not (tmp_path / "spark.log").exists(), "a file on this machine needs no Spark job"
     document = json.loads(from_parquet)
     assert document["engine"] == "local"
     assert [t["topic"] for t in document["topics"]] == [row[0] for row in rows]
@@ -146,6 +147,7 @@ def test_bad_parquet_rows_are_reported_by_row_and_column_all_at_once(
     spark.createDataFrame(rows, schema).coalesce(1).write.parquet(str(plan))
     out = io.StringIO()
     spark_job.read_parquet(spark, str(plan), out, io.StringIO())
+    assert plan_parquet_arrow.read_text(plan) == out.getvalue()  # the same lines, byte for byte
     with pytest.raises(plan_rows.PlanFileErrors) as caught:
         plan_parquet.parse_rows("bad.parquet", out.getvalue())
     assert [str(e) for e in caught.value.errors] == [

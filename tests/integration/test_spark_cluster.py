@@ -1,10 +1,10 @@
 """The plan job on a real Spark standalone cluster (`kafka-tui dev-cluster spark up --workers 2
---connect`, from the pyspark wheel's jars): on `spark://` and through Spark Connect `sc://` it
-writes the in-process plan byte for byte, with executors on both workers (the master's
-`/json/`). The workers' PATH `python3` cannot import the job (nor pyspark), so a run proves the
-executors use the Python the job chose (the driver's, by default), and naming that `python3`
-ends with a sentence saying so. A Python without kafka-tui installed proves the planning code
-reaches the executors as the shipped zip."""
+--connect`, from the pyspark wheel's jars): through Spark Connect `sc://` it writes the
+in-process plan byte for byte, with executors on both workers (the master's `/json/`). The
+workers' PATH `python3` cannot import the job (nor pyspark): naming it ends with a sentence
+saying so. A Python without kafka-tui installed proves the planning code reaches the
+executors on `spark://` as the shipped zip. (A plan on `spark://` with the driver's Python,
+the default: test_spark_parts.py, streamed.)"""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from kafka_tui.devcluster.spark import master_json
+from kafka_tui.planning.spark_job import APP_NAME
 from tests.integration.test_spark_job import prepared_input
 
 JOB = [sys.executable, "-m", "kafka_tui.planning.spark_job"]
@@ -67,12 +68,12 @@ def _workers_running(status: dict[str, Any], app_id: str, finished: bool) -> set
     return found
 
 
-def _apps(status: dict[str, Any], name: str) -> list[dict[str, Any]]:
+def apps(status: dict[str, Any], name: str) -> list[dict[str, Any]]:
     master = master_json(_ui_port(status["ui"])) or {}
     return [a for a in master["activeapps"] + master["completedapps"] if a["name"] == name]
 
 
-def _wait_for_executors_on_both(status: dict[str, Any], app_id: str, finished: bool) -> set[str]:
+def executors_on_both(status: dict[str, Any], app_id: str, finished: bool) -> set[str]:
     """Workers move an application's executors to "finished" a moment after it stops."""
     deadline = time.monotonic() + 30
     while len(found := _workers_running(status, app_id, finished)) < 2:
@@ -89,19 +90,6 @@ def test_up_prints_the_cluster_as_json(spark_cluster: dict[str, Any]) -> None:
     assert [w["state"] for w in spark_cluster["workers"]] == ["ALIVE", "ALIVE"]
 
 
-def test_standalone_runs_the_plan_on_both_workers_with_the_drivers_python(
-    spark_cluster: dict[str, Any], tmp_path: Path
-) -> None:
-    expected = prepared_input(tmp_path / "in.json")
-    before = {a["id"] for a in _apps(spark_cluster, "kafka-tui plan")}
-    code, lines = _run(tmp_path, spark_cluster["master"], spark_cluster["env"], *SMALL)
-    assert code == 0, (tmp_path / "spark.log").read_text()[-3000:]
-    assert (tmp_path / "out.json").read_bytes() == expected.encode()
-    assert lines[-1] == {"stage": "done", "done": 1, "total": 1}
-    (app,) = [a for a in _apps(spark_cluster, "kafka-tui plan") if a["id"] not in before]
-    assert len(_wait_for_executors_on_both(spark_cluster, app["id"], finished=True)) == 2
-
-
 def test_spark_connect_runs_the_plan_on_both_workers(
     spark_cluster: dict[str, Any], tmp_path: Path
 ) -> None:
@@ -110,17 +98,19 @@ def test_spark_connect_runs_the_plan_on_both_workers(
     assert code == 0, (tmp_path / "spark.log").read_text()[-3000:]
     assert (tmp_path / "out.json").read_bytes() == expected.encode()
     assert lines[-1] == {"stage": "done", "done": 1, "total": 1}
-    (server,) = _apps(spark_cluster, "Spark Connect server")
-    assert len(_wait_for_executors_on_both(spark_cluster, server["id"], finished=False)) == 2
+    (server,) = apps(spark_cluster, "Spark Connect server")
+    assert len(executors_on_both(spark_cluster, server["id"], finished=False)) == 2
 
 
 def test_a_python_that_cannot_import_the_job_is_named_in_a_sentence(
     spark_cluster: dict[str, Any], tmp_path: Path
 ) -> None:
+    """On `local[1]`, whose Python workers the JVM starts as a cluster's executors start
+    theirs (one application fewer on the shared standalone workers)."""
     prepared_input(tmp_path / "in.json")
-    # python3: the workers' PATH decoy; one attempt per task, not Spark's four, fails sooner.
-    conf = [*SMALL, "--conf", "spark.pyspark.python=python3", "--conf", "spark.task.maxFailures=1"]
-    code, lines = _run(tmp_path, spark_cluster["master"], spark_cluster["env"], *conf)
+    # python3: the PATH decoy; one attempt per task, not Spark's four, fails sooner.
+    conf = ["--conf", "spark.pyspark.python=python3", "--conf", "spark.task.maxFailures=1"]
+    code, lines = _run(tmp_path, "local[1]", spark_cluster["env"], *conf)
     assert code != 0
     assert not (tmp_path / "out.json").exists()
     (error,) = [line for line in lines if line["stage"] == "error"]
@@ -141,7 +131,11 @@ def test_executors_without_kafka_tui_get_the_planning_code_as_a_zip(
     spark_cluster: dict[str, Any], tmp_path: Path
 ) -> None:
     expected = prepared_input(tmp_path / "in.json")
+    before = {a["id"] for a in apps(spark_cluster, APP_NAME)}
     conf = [*SMALL, "--conf", f"spark.pyspark.python={BASE_PYTHON}"]
-    code, _ = _run(tmp_path, spark_cluster["master"], spark_cluster["env"], *conf)
+    code, lines = _run(tmp_path, spark_cluster["master"], spark_cluster["env"], *conf)
     assert code == 0, (tmp_path / "spark.log").read_text()[-3000:]
     assert (tmp_path / "out.json").read_bytes() == expected.encode()
+    assert lines[-1] == {"stage": "done", "done": 1, "total": 1}
+    (app,) = [a for a in apps(spark_cluster, APP_NAME) if a["id"] not in before]
+    assert len(executors_on_both(spark_cluster, app["id"], finished=True)) == 2

@@ -1,8 +1,10 @@
 """Plans above the streaming threshold (issue 29): Spark reads the plan file itself, places it
 and writes a parts directory; the parent reads only the summary.
 
-On the standalone cluster (2 workers) and through Spark Connect, the parts hold the in-process
-document's topic entries byte for byte, and the summary its brokers, stats and warnings. The file
+On the standalone cluster (2 workers, executors on both, their PATH `python3` a decoy that
+cannot import the job: the driver's Python is what they run) and through Spark Connect, the
+parts hold the in-process document's topic entries byte for byte, and the summary its
+brokers, stats and warnings. The file
 is cut into many small splits (`spark.sql.files.maxPartitionBytes`), so line numbers are
 counted across splits. A bad row is reported as file:line:column with the in-process reader's
 words. Then `plan preview --save DIR` and `plan apply DIR` on the real KRaft cluster, with the
@@ -32,9 +34,11 @@ from kafka_tui.planning.plan import (
     plan_in_process,
     prepare,
 )
+from kafka_tui.planning.spark_job import APP_NAME
 from kafka_tui.services import plan_parts as parts
 
 from ..conftest import Cluster
+from .test_spark_cluster import apps, executors_on_both
 
 JOB = [sys.executable, "-m", "kafka_tui.planning.spark_job"]
 # Small executors (two applications may share the workers) and many small splits.
@@ -158,12 +162,15 @@ def test_a_plan_read_by_spark_gets_the_in_process_placement(
     text = write(_rows(2_000))
     plan = tmp_path / name
     plan.write_text(text)
+    before = {a["id"] for a in apps(spark_cluster, APP_NAME)}
     code, summary = _stream(tmp_path, plan, spark_cluster[where], spark_cluster["env"], *settings)
     assert code == 0, (tmp_path / "spark.log").read_text()[-3000:]
     assert summary is not None
     _same_as_in_process(tmp_path, name, text, summary)
     if where == "master":
         assert len(list((tmp_path / "parts" / "topics").glob("part-*"))) > 1
+        (app,) = [a for a in apps(spark_cluster, APP_NAME) if a["id"] not in before]
+        assert len(executors_on_both(spark_cluster, app["id"], finished=True)) == 2
 
 
 def test_bad_rows_read_by_spark_are_worded_and_placed_as_in_process(
