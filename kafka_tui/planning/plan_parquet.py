@@ -11,7 +11,7 @@ or string columns, configs as `k=v;k=v` strings or as a map. A bad row is report
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,8 +45,14 @@ def parse_rows(name: str, text: str) -> list[Intent]:
     """The job's JSON lines -> intents; raises plan_rows.PlanFileErrors (of ParquetRowError)."""
     lines = text.split("\n")
     columns: list[str] = json.loads(lines[0])["columns"]
+    return parse_values(name, columns, (json.loads(line) for line in lines[1:] if line))
+
+
+def parse_values(name: str, columns: list[str], rows: Iterable[list[Any]]) -> list[Intent]:
+    """Rows as lists of plain values (`plain_value`), in the file's order -> intents, as
+    `parse_rows` (the in-process reader gives them without JSON in between)."""
     try:
-        return plan_rows.intents_from_records(name, _records(name, columns, lines[1:]))
+        return plan_rows.intents_from_records(name, _records(name, columns, rows))
     except plan_rows.PlanFileErrors as exc:
         raise plan_rows.PlanFileErrors(_worded(columns, exc.errors)) from None
 
@@ -91,7 +97,7 @@ def check_row(
 
 
 def _records(
-    name: str, columns: list[str], lines: list[str]
+    name: str, columns: list[str], rows: Iterable[list[Any]]
 ) -> Iterator[plan_rows.Record | plan_rows.PlanFileError]:
     """plan_rows' records: cells at (row, 1-based column index), the schema's errors at row 0."""
     expected = ", ".join(plan_rows.COLUMNS)
@@ -104,10 +110,7 @@ def _records(
         yield plan_rows.PlanFileError(name, 0, 0, "the plan needs a 'topic' column")
         return
     topic_column = columns.index("topic") + 1
-    for row, raw in enumerate(lines, start=1):
-        if not raw:
-            continue
-        values = json.loads(raw)
+    for row, values in enumerate(rows, start=1):
         cells: dict[str, plan_rows.Cell] = {
             column: (value, row, index)
             for index, (column, value) in enumerate(zip(columns, values, strict=True), start=1)

@@ -11,6 +11,7 @@ them: maps and structs as objects, lists as arrays, other values (decimals, date
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,14 @@ def _is_data(path: Path, root: Path) -> bool:
 
 def read_text(path: Path) -> str:
     """`{"columns": [...]}`, then one JSON array per row, as the Spark job writes them."""
+    columns, rows = read_values(path)
+    lines = [json.dumps({"columns": columns}), *(json.dumps(row) for row in rows)]
+    return "\n".join(lines) + "\n"
+
+
+def read_values(path: Path) -> tuple[list[str], Iterator[list[Any]]]:
+    """The columns, and the rows as lists of plain values in the file's order (the lines of
+    `read_text` without the JSON: what plan_parquet.parse_values reads)."""
     import pyarrow.dataset as ds
 
     if path.is_dir():
@@ -41,12 +50,14 @@ def read_text(path: Path) -> str:
     else:
         dataset = ds.dataset(str(path), format="parquet")
     schema = dataset.schema
-    lines = [json.dumps({"columns": schema.names})]
     types = [field.type for field in schema]
-    for batch in dataset.to_batches():  # files in the order given, rows in file order
-        columns = [_column(batch.column(i).to_pylist(), t) for i, t in enumerate(types)]
-        lines.extend(json.dumps(list(row)) for row in zip(*columns, strict=True))
-    return "\n".join(lines) + "\n"
+
+    def rows() -> Iterator[list[Any]]:
+        for batch in dataset.to_batches():  # files in the order given, rows in file order
+            columns = [_column(batch.column(i).to_pylist(), t) for i, t in enumerate(types)]
+            yield from map(list, zip(*columns, strict=True))
+
+    return list(schema.names), rows()
 
 
 def _column(values: list[Any], arrow_type: Any) -> list[Any]:

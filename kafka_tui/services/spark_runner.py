@@ -63,9 +63,14 @@ async def read_parquet_plan(
     pyarrow, by a Spark job on `master`."""
     if plan_parquet_arrow.available() and await asyncio.to_thread(path.exists):
         show("read", 0, 1)
-        rows = await asyncio.to_thread(plan_parquet_arrow.read_text, path)
+
+        def read() -> list[Intent]:
+            columns, rows = plan_parquet_arrow.read_values(path)
+            return plan_parquet.parse_values(str(path), columns, rows)
+
+        intents = await asyncio.to_thread(read)
         show("read", 1, 1)
-        return await asyncio.to_thread(plan_parquet.parse_rows, str(path), rows), None
+        return intents, None
     folder = Path(await asyncio.to_thread(tempfile.mkdtemp, prefix="kafka-tui-plan-"))
     try:
         job = ["--read-parquet", str(path), *_conf_args(conf)]
