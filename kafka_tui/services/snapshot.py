@@ -106,6 +106,7 @@ async def take_snapshot(
     store: PlaceholderStore | None = None,
     current: Sequence[str] | None = None,
     defaults: bool = True,
+    known: Sequence[TopicDescription] | None = None,
 ) -> Snapshot:
     """`current`: the topics the operation touches, whose latest state (after kafka-tui's own
     recent changes) the snapshot must show, and the only ones it describes (with the
@@ -113,14 +114,18 @@ async def take_snapshot(
     without describing them (AdminPort.topics_with_load: on a 30,000-partition cluster,
     describing every topic cost a one-topic create ~3x its CreateTopics request), and
     waiting for brokers still applying an earlier bulk change would cost seconds.
-    `defaults=False`: the broker defaults are not read (see `needs_defaults`)."""
+    `defaults=False`: the broker defaults are not read (see `needs_defaults`).
+    `known`: every topic as the caller last read it (the TUI's topics screen): the topics and
+    their load are taken from it instead of asking a broker for every topic again (at
+    1,000,000 partitions that answer costs the broker seconds); brokers, defaults and
+    placeholder records are still read."""
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
     # The reads at once: the brokers, the topics (and load), and (unless not needed) the
     # defaults of the broker reads go to (a live one: the client's metadata lists live
     # brokers only).
     (brokers, kraft, sources), (listed, load), read = await asyncio.gather(
         observed_brokers(admin, zookeeper),
-        _topics_and_load(admin, wanted),
+        _topics_and_load(admin, wanted, known),
         admin.broker_configs(None, _DEFAULT_KEYS) if defaults else _no_defaults(),
     )
     topics = {t.name: t for t in listed}
@@ -142,10 +147,14 @@ async def _no_defaults() -> dict[str, str | None]:
 
 
 async def _topics_and_load(
-    admin: AdminPort, wanted: Sequence[str] | None
+    admin: AdminPort, wanted: Sequence[str] | None, known: Sequence[TopicDescription] | None
 ) -> tuple[list[TopicDescription], Load]:
     """Every topic and the load they make (`wanted` None), or `wanted` and every topic's
-    load, counted."""
+    load, counted; from `known` when given."""
+    if known is not None:
+        load = Load.from_assignments(p.replicas for t in known for p in t.partitions)
+        names = None if wanted is None else set(wanted)
+        return [t for t in known if names is None or t.name in names], load
     if wanted is None:
         listed = await admin.list_topics()
         return listed, Load.from_assignments(p.replicas for t in listed for p in t.partitions)

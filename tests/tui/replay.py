@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,6 +180,8 @@ class ReplayAdmin:
         self.recording = recording
         self.settings = recording.settings
         self.cluster_id: str | None = recording.cluster.cluster_id
+        # The topic reads asked for, by method: what a screen reads, and how often.
+        self.reads: Counter[str] = Counter()
 
     async def ensure_connected(self) -> None:
         return None
@@ -194,6 +197,7 @@ class ReplayAdmin:
     async def list_topics(
         self, *, consistent_for: Sequence[str] | None = None
     ) -> list[TopicDescription]:
+        self.reads["list_topics"] += 1
         return sorted(self.recording.topics.values(), key=lambda t: t.name)
 
     def _topic(self, name: str) -> TopicDescription:
@@ -205,6 +209,7 @@ class ReplayAdmin:
     async def describe_topics(
         self, names: Sequence[str] | None = None, *, configs: bool = True
     ) -> tuple[list[TopicDescription], list[TopicResult]]:
+        self.reads["describe_topics"] += 1
         wanted = sorted(self.recording.topics) if names is None else list(dict.fromkeys(names))
         found = [self._topic(n) for n in wanted]
         if configs:
@@ -221,6 +226,7 @@ class ReplayAdmin:
     ) -> tuple[list[TopicDescription], BrokerLoad]:
         """The recorded topics named (those not recorded do not exist), and every recorded
         topic's load, counted as KafkaAdmin counts it."""
+        self.reads["topics_with_load"] += 1
         topics = self.recording.topics
         load = Load.from_assignments(p.replicas for t in topics.values() for p in t.partitions)
         found = sorted(

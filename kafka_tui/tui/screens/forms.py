@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Button, Input, Label, Select, Static
 
-from ...admin import AdminError, ClusterInfo, TopicResult
+from ...admin import AdminError, ClusterInfo, TopicDescription, TopicResult
 from ...config import Profile
 from ...fields import FieldError
 from ...planning.placement import MODES, Broker
@@ -129,9 +129,12 @@ class FormScreen(KafkaScreen):
         *,
         profile: Profile | None = None,
         snapshot: Snapshot | None = None,
+        known: Sequence[TopicDescription] | None = None,
     ) -> None:
         super().__init__()
         self.admin = admin
+        # The topics screen's last read, for the first snapshot only (ctrl+r reads afresh).
+        self._known = known
         self.cluster = cluster
         self.profile = profile
         self.valid = False
@@ -323,9 +326,10 @@ class FormScreen(KafkaScreen):
                 zookeeper=profile.zookeeper_connect,
                 store=placeholder_store(self, profile),
                 current=self.touched,
+                known=self._known,
             )
             await self.read_extra(snapshot)
-            self.snapshot = snapshot
+            self.snapshot, self._known = snapshot, None
         except AdminError as exc:
             self.notify(exc.message, title="Cannot read the cluster", severity="error")
             return

@@ -4,6 +4,7 @@ whether growing moves keys that matter (a compacted topic, keyed records)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual import on, work
@@ -49,9 +50,12 @@ class IncreasePartitionsScreen(FormScreen):
         profile: Profile | None = None,
         snapshot: Snapshot | None = None,
         min_isr: int | None = None,
+        known: Sequence[TopicDescription] | None = None,
     ) -> None:
-        super().__init__(admin, cluster, profile=profile, snapshot=snapshot)
+        super().__init__(admin, cluster, profile=profile, snapshot=snapshot, known=known)
         self.topic = topic
+        # The grown topic described; the others weigh as load only (as `topics increase`).
+        self.touched = (topic.name,)
         self.request: NewPartitions | None = None
         # The topic's min.insync.replicas, as grow_partitions reads it before placing.
         self.min_isr: dict[str, int] = {topic.name: min_isr} if min_isr is not None else {}
