@@ -151,13 +151,11 @@ async def _topics_and_load(
 ) -> tuple[list[TopicDescription], Load]:
     """Every topic and the load they make (`wanted` None), or `wanted` and every topic's
     load, counted; from `known` when given."""
-    if known is not None:
-        load = Load.from_assignments(p.replicas for t in known for p in t.partitions)
+    if known is not None or wanted is None:
+        every = list(known) if known is not None else await admin.list_topics()
+        load = Load.from_assignments(p.replicas for t in every for p in t.partitions)
         names = None if wanted is None else set(wanted)
-        return [t for t in known if names is None or t.name in names], load
-    if wanted is None:
-        listed = await admin.list_topics()
-        return listed, Load.from_assignments(p.replicas for t in listed for p in t.partitions)
+        return [t for t in every if names is None or t.name in names], load
     described, counted = await admin.topics_with_load(wanted)
     return described, Load(dict(counted.replicas), dict(counted.leaders))
 
