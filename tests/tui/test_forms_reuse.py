@@ -10,8 +10,9 @@ from collections import Counter
 
 from textual.pilot import Pilot
 
+from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.create import CreateTopicScreen
-from kafka_tui.tui.screens.metadata import REUSE_READ_COST
+from kafka_tui.tui.screens.metadata import REUSE_READ_COST, MetadataScreen
 from kafka_tui.tui.screens.partitions import IncreasePartitionsScreen
 from kafka_tui.tui.widgets.tables import PreviewTable
 
@@ -39,13 +40,20 @@ async def _reads_then_reread(pilot: Pilot[None], admin: ReplayAdmin) -> list[lis
     return preview
 
 
+async def _topics_screen(pilot: Pilot[None]) -> tuple[MetadataScreen, ReplayAdmin]:
+    """The topics screen loaded, and the replay admin under it."""
+    app = pilot.app
+    assert isinstance(app, KafkaTuiApp)
+    screen = await loaded(app, pilot)
+    assert isinstance(screen.admin, ReplayAdmin)
+    return screen, screen.admin
+
+
 async def test_the_create_form_places_against_the_topics_screen_read() -> None:
     app = recorded_app("kraft-demo")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded(app, pilot)
+        screen, admin = await _topics_screen(pilot)
         screen.refresh_cost = REUSE_READ_COST  # as the read of a big cluster measures
-        admin = screen.admin
-        assert isinstance(admin, ReplayAdmin)
         before = Counter(admin.reads)
         await pilot.press("c", *"events", "tab", "6", "tab", "2")
         assert isinstance(app.screen, CreateTopicScreen)
@@ -56,10 +64,8 @@ async def test_the_create_form_places_against_the_topics_screen_read() -> None:
 async def test_the_partitions_form_places_against_the_topics_screen_read() -> None:
     app = recorded_app("kraft-demo")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded(app, pilot)
-        screen.refresh_cost = REUSE_READ_COST
-        admin = screen.admin
-        assert isinstance(admin, ReplayAdmin)
+        screen, admin = await _topics_screen(pilot)
+        screen.refresh_cost = REUSE_READ_COST  # as the read of a big cluster measures
         await filter_to(pilot, "inventory")
         await settle(app, pilot)
         before = Counter(admin.reads)
@@ -76,10 +82,8 @@ async def test_the_partitions_form_places_against_the_topics_screen_read() -> No
 async def test_below_the_cost_a_form_reads_the_cluster_itself() -> None:
     app = recorded_app("kraft-demo")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await loaded(app, pilot)
+        screen, admin = await _topics_screen(pilot)
         assert screen.refresh_cost < REUSE_READ_COST  # a small recording
-        admin = screen.admin
-        assert isinstance(admin, ReplayAdmin)
         before = Counter(admin.reads)
         await pilot.press("c")
         await settle(app, pilot)
