@@ -1,6 +1,7 @@
 """A Parquet plan read in process with pyarrow (installed with pyspark's Connect extras): the
-same JSON lines the Spark job's reader writes (`spark_job.read_parquet`, see plan_parquet), so
-both are checked by one `plan_parquet.parse_rows`, without a JVM started for a local file.
+rows the Spark job's reader writes as JSON lines (`spark_job.read_parquet`), as values for the
+same checks (`plan_parquet.parse_values`), without a JVM started for a local file. `read_text`
+writes them as that reader does (the tests compare the two byte for byte).
 
 A folder is read as Spark reads one: its data files by path (names starting with `_` or `.`,
 such as `_SUCCESS` and checksums, left out), then each file's rows in order; `key=value`

@@ -180,7 +180,7 @@ class PlanScreen(KafkaScreen):
                 id="mode",
             )
             yield Input(placeholder="min required RF (optional)", id="min_required", type="integer")
-            # What `plan apply --configs` / `--prune-configs` do: existing topics' overrides.
+            # Existing topics' config changes, as apply_document takes them (ConfigsApplied).
             yield Select(
                 [
                     ("configs: previewed only", "none"),
