@@ -124,16 +124,6 @@ async def still(pilot: Pilot[Any]) -> None:
     for field in app.screen.query(Input):
         field.cursor_blink = False
     await pilot.pause()
-    await _quiet(pilot)
-    # Then one layout of the whole screen from the sizes as they are now, and quiet again:
-    # a table laid out before its rows' height was known kept a header-only region once in
-    # a loaded run (the create form's preview without its one row).
-    app.screen.refresh(layout=True)
-    await _quiet(pilot)
-
-
-async def _quiet(pilot: Pilot[Any]) -> None:
-    app = pilot.app
     quiet = 0
     for _ in range(200):
         screen = app.screen
