@@ -191,7 +191,11 @@ class AdminReads(AdminConnection):
         errors: list[TopicResult] = []
         for topic in metadata.topics:
             if topic.error_code:
-                errors.append(from_code(topic.name, topic.error_code, None))
+                # A topic kafka-tui made that no broker showed within the request timeout
+                # (brokers still applying a big change) is not reported as missing.
+                errors.append(
+                    from_code(topic.name, *self._lag_answer(topic.name, topic.error_code, None))
+                )
             else:
                 found[topic.name] = self._description(topic)
         return found, errors

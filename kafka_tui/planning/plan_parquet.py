@@ -50,11 +50,79 @@ def parse_rows(name: str, text: str) -> list[Intent]:
 
 def parse_values(name: str, columns: list[str], rows: Iterable[list[Any]]) -> list[Intent]:
     """Rows as lists of plain values (`plain_value`), in the file's order -> intents, as
-    `parse_rows` (the in-process reader gives them without JSON in between)."""
+    `parse_rows` (the in-process reader gives them without JSON in between).
+
+    As the CSV reader does, what a row's values other than the topic made is kept by those
+    values: a plan's rows mostly repeat a few (partitions, RF, configs), and a row met again
+    only needs its topic checked (1,000,000 rows: see bench/README.md, plan_read.py)."""
+    errors = list(_records(name, columns, []))  # the schema's problems, at row 0
+    if "topic" not in columns:
+        raise plan_rows.PlanFileErrors(_worded(columns, _as_errors(errors)))
+    width, topic_at = len(columns), columns.index("topic")
+    keep = [i for i in range(width) if i != topic_at]
+    legal = plan_rows.LEGAL_TOPIC.fullmatch
+    seen: dict[tuple[object, ...], tuple[int | None, int | None, int | None, Configs]] = {}
+    intents: list[Intent] = []
+    found: list[plan_rows.PlanFileError] = _as_errors(errors)
+    for row, values in enumerate(rows, start=1):
+        key = _key(values, keep) if len(values) == width else None
+        topic = values[topic_at] if key is not None else None
+        if isinstance(topic, str) and key is not None:
+            known = seen.get(key)
+            if known is not None and legal(topic.strip()):
+                intents.append(Intent(topic.strip(), *known))
+                continue
+        cells: dict[str, plan_rows.Cell] = {
+            column: (value, row, index)
+            for index, (column, value) in enumerate(zip(columns, values, strict=True), start=1)
+            if column in plan_rows.COLUMNS and _given(value)
+        }
+        before = len(found)
+        intent = plan_rows.intent_from_cells(name, row, topic_at + 1, cells, found)
+        if len(found) == before:
+            intents.append(intent)
+            if key is not None and len(seen) < _SEEN_MOST:
+                seen[key] = (
+                    intent.partitions,
+                    intent.replication_factor,
+                    intent.min_required,
+                    intent.configs,
+                )
+    if found:
+        ordered = sorted(found, key=lambda e: (e.line, e.column))
+        raise plan_rows.PlanFileErrors(_worded(columns, ordered))
+    return intents
+
+
+Configs = tuple[tuple[str, str], ...]
+_SEEN_MOST = 10_000
+
+
+def _key(values: list[Any], keep: list[int]) -> tuple[object, ...] | None:
+    """A row's values but the topic, hashable (maps and lists as tuples; a value not text
+    with its type: 1, 1.0 and True are equal keys but not equal cells), or None when a value
+    cannot be a key."""
+    key: list[object] = []
+    for i in keep:
+        value = values[i]
+        if isinstance(value, dict):
+            value = (dict, tuple(value.items()))
+        elif isinstance(value, list):
+            value = (list, tuple(value))
+        elif value is not None and not isinstance(value, str):
+            value = (type(value), value)
+        key.append(value)
     try:
-        return plan_rows.intents_from_records(name, _records(name, columns, rows))
-    except plan_rows.PlanFileErrors as exc:
-        raise plan_rows.PlanFileErrors(_worded(columns, exc.errors)) from None
+        hash(tuple(key))
+    except TypeError:  # a map of maps: checked every time
+        return None
+    return tuple(key)
+
+
+def _as_errors(
+    records: list[plan_rows.Record | plan_rows.PlanFileError],
+) -> list[plan_rows.PlanFileError]:
+    return [r for r in records if isinstance(r, plan_rows.PlanFileError)]
 
 
 def _worded(

@@ -60,6 +60,13 @@ async def test_a_topic_no_broker_knows_yet_is_reported_timed_out_not_missing(
             (result,) = await admin.alter_topic_configs({made: change})
             assert result.error == "REQUEST_TIMED_OUT", result.message
             assert "nothing was done for it" in result.message
+
+            # Described (as `topics alter` and `describe` read it): not "does not exist" either.
+            journal.record(admin.cluster_id, [Expectation(made, True, 1, at=time.time())])
+            found, errors = await admin.describe_topics([made], configs=False)
+            assert not found
+            assert [e.error for e in errors] == ["REQUEST_TIMED_OUT"], errors
+            assert "does not know this topic yet" in errors[0].message
     finally:
         os.kill(pids[controller], signal.SIGCONT)
     # Once the controller runs again, the topic it was holding back appears everywhere.

@@ -11,6 +11,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from kafka_tui.planning import plan_parquet, plan_parquet_arrow, plan_rows
 
@@ -71,3 +73,34 @@ def test_hive_folders_are_columns_and_bad_values_are_named_by_row_and_column(
         "plan.parquet: row 1, column 'partitions': partitions must be a whole number >= 1 (or "
         "empty for the default), got 'x'",
     ]
+
+
+# Values a plan's cells take, good and bad, of every kind a Parquet column can hold: rows
+# repeat them, so the reader's memo of rows met before (all but the topic) is exercised.
+_TOPICS = st.sampled_from(["a", "b", " c ", "", "bad name", None, 7, "x" * 250])
+_VALUES = st.sampled_from([None, "", " ", "3", 3, 1, True, 1.0, "x", -1, 0, 40_000])
+_CONFIGS = st.sampled_from(
+    [None, "", "retention.ms=1", "a=1;b=2", {"retention.ms": "1"}, {"a": "1", "b": "2"}, "x"]
+)
+
+
+@given(st.lists(st.tuples(_TOPICS, _VALUES, _VALUES, _VALUES, _CONFIGS).map(list), max_size=30))
+@example([["a", 1, None, None, None], ["b", True, None, None, None]])
+@example([["a", 1, None, None, None], ["b", 1.0, None, None, None]])
+@example([["a", None, None, None, {"x": "1"}], ["b", None, None, None, "x=1"]])
+def test_rows_met_again_give_what_a_row_checked_alone_gives(rows: list[list[object]]) -> None:
+    columns = [
+        "topic",
+        "partitions",
+        "replication_factor",
+        "min_required_replication_factor",
+        "configs",
+    ]
+    alone = [plan_parquet.check_row("p", columns, n, row) for n, row in enumerate(rows, 1)]
+    errors = [str(e) for result in alone if isinstance(result, list) for e in result]
+    if errors:
+        with pytest.raises(plan_rows.PlanFileErrors) as caught:
+            plan_parquet.parse_values("p", columns, rows)
+        assert [str(e) for e in caught.value.errors] == errors
+    else:
+        assert plan_parquet.parse_values("p", columns, rows) == alone
