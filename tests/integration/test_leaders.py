@@ -383,9 +383,9 @@ async def test_the_topics_filter_and_the_brokers_election_key(
         else:
             pytest.fail("the controller's rebalance beat the test three times")
         table = screen.query_one(TopicTable)
-        row = next(r for r in table.rows if r.name == topic)
-        assert row.not_preferred == 1
-        assert table._line_text(row, len(topic)).startswith(f"^ {topic}")
+        index = next(i for i, r in enumerate(table.rows) if r.name == topic)
+        assert table.rows[index].not_preferred == 1
+        assert table.row_text(index).startswith(f"^ {topic}")
 
         await pilot.press("b")
         await settle(app, pilot)

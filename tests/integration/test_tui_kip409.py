@@ -197,7 +197,7 @@ async def test_topic_detail_and_brokers_screen_show_placeholders_and_the_offline
             await pilot.press("slash", *name, "enter")
             topics = metadata.query_one(TopicTable)
             assert name in topics.placeholders and metadata.placeholders.open >= 2
-            assert topics._line_text(topics.current, len(name)).startswith(f"? {name}")
+            assert topics.row_text(topics.cursor).startswith(f"? {name}")
             await pilot.press("enter")
             await settle(app, pilot)
             assert isinstance(app.screen, TopicDetailScreen)

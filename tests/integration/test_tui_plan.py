@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Input, Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 from textual.worker import WorkerCancelled
 
 from kafka_tui.admin import KafkaAdmin, TopicSpec
@@ -25,6 +25,7 @@ from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.metadata import MetadataScreen
 from kafka_tui.tui.screens.plan import PlanScreen
 from kafka_tui.tui.widgets.broker_chart import ADDED, KEPT, BrokerChart
+from kafka_tui.tui.widgets.plan_topics import PlanTopics
 from kafka_tui.tui.widgets.tables import PreviewTable
 
 from ..conftest import Cluster
@@ -89,8 +90,8 @@ async def test_a_plan_file_is_placed_shown_and_applied_as_previewed(
         stats = text_of(screen, "#plan-stats")
         assert "Replicas per live broker" in stats and "max/avg" in stats
         assert "sanity check: ok" in stats
-        topics = screen.query_one("#plan-topics", DataTable)
-        assert [topics.get_row_at(i)[0] for i in range(topics.row_count)] == [a, b, c]
+        topics = screen.query_one(PlanTopics)
+        assert [topics.topic_at(i) for i in range(topics.row_count)] == [a, b, c]
         # the drill-down: b's two partitions, three replicas each, leader first
         topics.focus()
         await pilot.press("down")
@@ -103,7 +104,8 @@ async def test_a_plan_file_is_placed_shown_and_applied_as_previewed(
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert [topics.get_cell(t, "result") for t in (a, b, c)] == ["ok"] * 3
+        assert [topics.result(topics.index[t]) for t in (a, b, c)] == ["ok"] * 3
+        assert topics.row_text(topics.index[c]).endswith(" ok")
         assert "3 topic(s) ok, 0 failed" in str(screen.query_one("#plan-stage", Label).render())
     found, errors = await kadmin.describe_topics([a, b, c])
     assert not errors

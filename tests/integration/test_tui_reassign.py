@@ -117,8 +117,9 @@ async def test_esc_cancels_a_throttled_reassignment_and_removes_the_throttles(
         home = next(s for s in app.screen_stack if isinstance(s, MetadataScreen))
         home.action_refresh()
         await until(pilot, lambda: topic in home.query_one(TopicTable).reassigning)
-        row = next(r for r in home.query_one(TopicTable).rows if r.name == topic)
-        assert home.query_one(TopicTable)._line_text(row, 40).startswith("> ")
+        table = home.query_one(TopicTable)
+        index = next(i for i, r in enumerate(table.rows) if r.name == topic)
+        assert table.row_text(index).startswith("> ")
         # Topic detail draws the replica being added with the one renderer: `+N`.
         detail = TopicDetailScreen(home.profile, home.admin, topic, None)
         await app.push_screen(detail)

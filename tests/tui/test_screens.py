@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable
 
 from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.plan import PlanScreen
+from kafka_tui.tui.widgets.plan_topics import PlanTopics
 
 from .conftest import SIZE, filter_to, loaded, recorded_app, settle, shown
 from .replay import DATA, ReplayAdmin, ReplayChangeRefused, ReplayGap
@@ -188,7 +188,7 @@ def test_plan_chart(snap_compare: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         assert isinstance(app.screen, PlanScreen)
         await pilot.press(*"plan-small.csv", "enter")
         await settle(app, pilot)
-        assert app.screen.query_one("#plan-topics", DataTable).row_count == 4
+        assert app.screen.query_one(PlanTopics).row_count == 4
 
     assert snap_compare(recorded_app("kraft-demo"), terminal_size=(120, 48), run_before=plan)
 

@@ -8,7 +8,6 @@ that, in batches, with per-topic results (`services.plan_apply.apply_document`, 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import json
 import shlex
@@ -21,7 +20,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Input, Label, ProgressBar, Select, Static
+from textual.widgets import Footer, Input, Label, ProgressBar, Select, Static
 
 from ...admin import AdminError, TopicResult
 from ...config import Profile
@@ -55,6 +54,7 @@ from ...services.spark_runner import (
     spark_settings,
 )
 from ..widgets.broker_chart import BrokerBars, BrokerChart
+from ..widgets.plan_topics import PlanTopics
 from ..widgets.tables import PreviewTable
 from ..words import FORM_FIELDS, field_error_words, remedy_words
 from .base import KafkaScreen, placeholder_store
@@ -96,12 +96,6 @@ def grouped_warnings(document: dict[str, Any]) -> list[str]:
         lines.append(f"{len(f.topics)} topic(s) ({topics_named(f.topics)}): {text}")
     sanity = document["stats"]["sanity"]
     return lines + list(document["warnings"]) + [f"SANITY: {p}" for p in sanity["problems"]]
-
-
-def _config_cell(topic: dict[str, Any]) -> str:
-    """How many overrides the plan changes on an existing topic ("-": none, or refused)."""
-    changes = topic.get("config_changes") or []
-    return str(len(changes)) if changes and not topic["error"] else "-"
 
 
 def _stat_line(name: str, s: dict[str, Any]) -> str:
@@ -205,20 +199,13 @@ class PlanScreen(KafkaScreen):
         yield Static("", id="plan-stats", markup=False)
         yield Static("", id="plan-warnings", markup=False)
         with Horizontal(id="plan-body"):
-            yield DataTable(id="plan-topics", cursor_type="row")
+            yield PlanTopics(id="plan-topics")
             with Vertical(id="plan-drill"):
                 yield Static("", id="plan-topic-detail", markup=False)
                 yield PreviewTable(id="plan-assignment")
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#plan-topics", DataTable)
-        table.add_column("Topic", key="topic")
-        table.add_column("Action", key="action")
-        table.add_column("Partitions", key="partitions")
-        table.add_column("RF", key="rf")
-        table.add_column("Configs", key="configs")
-        table.add_column("Result", key="result")
         self.query_one("#plan-progress", ProgressBar).display = False
         self._show_spark_settings()
         self.query_one("#grow-to" if self.topics else "#plan-path", Input).focus()
@@ -395,7 +382,8 @@ class PlanScreen(KafkaScreen):
                 raise
             return
         if text is not None:
-            self._show(json.loads(text))
+            # Off the event loop: a 1,000,000-partition document is ~50 MB of JSON (3 s).
+            self._show(await asyncio.to_thread(json.loads, text))
             self._stage(f"Placed ({engine}). ctrl+s applies exactly this plan.")
 
     def _options(self) -> PlanOptions | None:
@@ -478,25 +466,11 @@ class PlanScreen(KafkaScreen):
         self.query_one("#plan-stats", Static).update("\n".join(lines))
         self.query_one("#plan-warnings", Static).update("\n".join(grouped_warnings(document)))
         self.by_topic = {t["topic"]: t for t in topics}
-        table = self.query_one("#plan-topics", DataTable)
-        table.clear()
-        for t in topics:
-            table.add_row(
-                t["topic"],
-                t["action"],
-                str(t["partitions"]),
-                str(t["replication_factor"]),
-                _config_cell(t),
-                t["error"] or "planned",
-                key=t["topic"],
-            )
-        if topics:
-            self.show_topic(topics[0]["topic"])
+        self.query_one(PlanTopics).show(topics)
 
-    @on(DataTable.RowHighlighted, "#plan-topics")
-    def topic_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is not None:
-            self.show_topic(event.row_key.value)
+    @on(PlanTopics.Highlighted)
+    def topic_highlighted(self, event: PlanTopics.Highlighted) -> None:
+        self.show_topic(event.name)
 
     def show_topic(self, name: str) -> None:
         """The drill-down: one topic's planned assignment with the one replica renderer."""
@@ -582,9 +556,9 @@ class PlanScreen(KafkaScreen):
 
     def _result(self, result: TopicResult) -> None:
         self.results[result.topic] = result
-        table = self.query_one("#plan-topics", DataTable)
-        with contextlib.suppress(KeyError):
-            table.update_cell(result.topic, "result", "ok" if result.ok else str(result.error))
+        self.query_one(PlanTopics).set_result(
+            result.topic, "ok" if result.ok else str(result.error)
+        )
 
     def action_cancel(self) -> None:
         if self._busy("plan-apply"):

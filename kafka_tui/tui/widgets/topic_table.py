@@ -1,5 +1,5 @@
-"""A virtual topics table: only the visible lines are drawn, so 10,000 topics load and filter
-instantly (a DataTable takes about a second to add 10,000 rows)."""
+"""The virtual topics table (a VirtualTable): only the visible lines are drawn, so 10,000
+topics load and filter instantly (a DataTable takes about a second to add 10,000 rows)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,14 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
 
 from ...admin import TopicDescription
+from .virtual_table import VirtualTable
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +110,7 @@ _COLUMNS: list[tuple[str, int]] = [
 ]
 
 
-class TopicTable(ScrollView, can_focus=True):
+class TopicTable(VirtualTable):
     """Topics with their health. Enter opens one; space marks topics (for deletion)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -126,15 +124,10 @@ class TopicTable(ScrollView, can_focus=True):
         "topic-table--own",
     }
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home,g", "jump(0)", "First", show=False),
-        Binding("end,G", "jump(-1)", "Last", show=False),
         Binding("enter", "choose", "Open", id="topics.open"),
         Binding("space", "mark", "Mark", id="topics.mark", show=False),
     ]
+    CURSOR_CLASS = "topic-table--cursor"
 
     class Highlighted(Message):
         def __init__(self, name: str | None) -> None:
@@ -149,9 +142,7 @@ class TopicTable(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: list[TopicRow] = []
-        self.cursor = 0
         self._name_column = 10
-        self._base_style: Style | None = None
         self.marked: set[str] = set()
         # Topics with open KIP-409 placeholders (replicas no broker could take yet).
         self.placeholders: frozenset[str] = frozenset()
@@ -159,6 +150,10 @@ class TopicTable(ScrollView, can_focus=True):
         self.reassigning: frozenset[str] = frozenset()
 
     # -- data ------------------------------------------------------------------------------
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
 
     @property
     def current(self) -> TopicRow | None:
@@ -185,8 +180,11 @@ class TopicTable(ScrollView, can_focus=True):
         if self.marked:
             self.marked = {n for n in self.marked if self._index_of(n) is not None}
         self.virtual_size = Size(self._width(), len(self.rows) + 1)
-        self._scroll_cursor_into_view()
+        self.scroll_cursor_into_view()
         self.refresh()
+        self.highlighted()
+
+    def highlighted(self) -> None:
         self.post_message(self.Highlighted(self.current.name if self.current else None))
 
     def _index_of(self, name: str) -> int | None:
@@ -198,10 +196,16 @@ class TopicTable(ScrollView, can_focus=True):
 
     # -- drawing ---------------------------------------------------------------------------
 
-    def _line_text(self, row: TopicRow | None, name_width: int) -> str:
-        if row is None:
-            cells = ["  " + "Topic".ljust(name_width)] + [h.rjust(w) for h, w in _COLUMNS]
-            return " ".join(cells)
+    def header_text(self) -> str:
+        cells = ["  " + "Topic".ljust(self._name_column)] + [h.rjust(w) for h, w in _COLUMNS]
+        return " ".join(cells)
+
+    def header_style(self) -> Style:
+        return self.get_component_rich_style("topic-table--header")
+
+    def row_text(self, index: int) -> str:
+        row = self.rows[index]
+        name_width = self._name_column
         values = [
             row.partitions,
             row.replication_factor,
@@ -224,34 +228,8 @@ class TopicTable(ScrollView, can_focus=True):
         cells += [str(v).rjust(w) for v, (_, w) in zip(values, _COLUMNS, strict=True)]
         return " ".join(cells)
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # The widget's own style walks every ancestor: look it up once per redraw, not once
-        # per line.
-        self._base_style = self.rich_style
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._base_style = None
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        scroll_x, scroll_y = self.scroll_offset
-        name_width = self._name_column
-        base = self.rich_style if self._base_style is None else self._base_style
-        if y == 0:
-            style = base + self.get_component_rich_style("topic-table--header")
-            text = self._line_text(None, name_width)
-        else:
-            index = y - 1 + scroll_y
-            if index >= len(self.rows):
-                return Strip.blank(width, base)
-            row = self.rows[index]
-            style = base + self._row_style(row, index)
-            text = self._line_text(row, name_width)
-        text = text[scroll_x : scroll_x + width].ljust(width)
-        return Strip([Segment(text, style)], width)
-
-    def _row_style(self, row: TopicRow, index: int) -> Style:
+    def row_style(self, index: int) -> Style:
+        row = self.rows[index]
         style = Style()
         if row.own:
             style += self.get_component_rich_style("topic-table--own")
@@ -265,38 +243,9 @@ class TopicTable(ScrollView, can_focus=True):
             style += self.get_component_rich_style("topic-table--not-preferred")
         if row.name in self.marked:
             style += self.get_component_rich_style("topic-table--marked")
-        if index == self.cursor and self.has_focus:
-            style += self.get_component_rich_style("topic-table--cursor")
-        elif index == self.cursor:
-            style += Style(reverse=True)
         return style
 
-    # -- moving ----------------------------------------------------------------------------
-
-    def _scroll_cursor_into_view(self) -> None:
-        visible = max(self.size.height - 1, 1)
-        top = self.scroll_offset.y
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False)
-        elif self.cursor >= top + visible:
-            self.scroll_to(y=self.cursor - visible + 1, animate=False)
-
-    def _move_to(self, index: int) -> None:
-        if not self.rows:
-            return
-        self.cursor = max(0, min(index, len(self.rows) - 1))
-        self._scroll_cursor_into_view()
-        self.refresh()
-        self.post_message(self.Highlighted(self.rows[self.cursor].name))
-
-    def action_cursor(self, delta: int) -> None:
-        self._move_to(self.cursor + delta)
-
-    def action_page(self, direction: int) -> None:
-        self._move_to(self.cursor + direction * max(self.size.height - 2, 1))
-
-    def action_jump(self, index: int) -> None:
-        self._move_to(index if index >= 0 else len(self.rows) - 1)
+    # -- acting ----------------------------------------------------------------------------
 
     def action_choose(self) -> None:
         if self.current:
@@ -313,10 +262,4 @@ class TopicTable(ScrollView, can_focus=True):
             index = event.y - 1 + self.scroll_offset.y
             if index == self.cursor and event.chain >= 2:
                 self.action_choose()
-            self._move_to(index)
-
-    def on_focus(self) -> None:
-        self.refresh()
-
-    def on_blur(self) -> None:
-        self.refresh()
+            self.move_to(index)
