@@ -146,8 +146,10 @@ def _kip409_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--placement",
         choices=["client", "broker"],
-        help="client: kafka-tui's placer (default; what is previewed is sent); broker: "
-        "Kafka places (disabled mode only)",
+        help="client: kafka-tui's placer (default; what is previewed is sent), which balances "
+        "against every broker's load and so reads every partition of the cluster (one Metadata "
+        "request: its cost grows with the cluster); broker: Kafka places, nothing is read "
+        "(disabled mode only)",
     )
 
 
