@@ -18,7 +18,9 @@ are window expressions over the whole plan; the cluster's topics join in by name
 `plan.prepare_row` runs per row in `mapInArrow`. Grouping scans (line, partitions) in plan
 order in one task and returns only each group's first line. Placing: one group per range
 partition, `plan.run_group` in `mapInArrow`, the frame cached so the entries are written and
-the tallies read from one placement.
+the tallies read from one placement. mapInArrow against Python UDFs for the per-line check
+(bench/spark_udf_kinds.py, 1,000,000 lines on local[2]): 1.00 / plain UDF 1.06 / Arrow UDF
+1.02, the check itself being the cost; mapInArrow also gives each split's lines in order.
 """
 
 from __future__ import annotations
