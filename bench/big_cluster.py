@@ -51,13 +51,11 @@ from textual.geometry import Region  # noqa: E402
 from textual.strip import Strip  # noqa: E402
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec  # noqa: E402
-from kafka_tui.config import Settings  # noqa: E402
 from kafka_tui.devcluster import KRAFT_VERSION, DevCluster, ensure_kafka  # noqa: E402
 from kafka_tui.devcluster.node import java_bin  # noqa: E402
-from kafka_tui.tui.app import KafkaTuiApp, make_app  # noqa: E402
 from kafka_tui.tui.screens.metadata import MetadataScreen, refresh_interval  # noqa: E402
 from kafka_tui.tui.widgets.topic_table import TopicTable  # noqa: E402
-from tests.tui.replay import Recording, ReplayAdmin, ReplayStore, load_recording  # noqa: E402
+from tests.tui.replay import Recording, load_recording, replay_app  # noqa: E402
 
 FOLDER = Path(tempfile.gettempdir()) / "kafka-tui-bench-big"
 PARTITIONS_PER_TOPIC = 10
@@ -93,17 +91,6 @@ def _reset_peak() -> bool:
     except OSError:
         return False
     return True
-
-
-def replay_app(recording: Recording) -> KafkaTuiApp:
-    profile = recording.profile()
-    return make_app(
-        Settings(profiles={profile.name: profile}),
-        profile,
-        admin_factory=lambda _: ReplayAdmin(recording),
-        store_factory=lambda _: ReplayStore(recording),
-        refresh_seconds=0,
-    )
 
 
 @dataclass

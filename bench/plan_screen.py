@@ -35,12 +35,10 @@ sys.path[:0] = [str(ROOT)]
 
 from textual.widgets import Static  # noqa: E402
 
-from kafka_tui.config import Settings  # noqa: E402
-from kafka_tui.tui.app import make_app  # noqa: E402
 from kafka_tui.tui.screens.metadata import MetadataScreen  # noqa: E402
 from kafka_tui.tui.screens.plan import PlanScreen  # noqa: E402
 from kafka_tui.tui.widgets.plan_topics import PlanTopics  # noqa: E402
-from tests.tui.replay import Recording, ReplayAdmin, ReplayStore, load_recording  # noqa: E402
+from tests.tui.replay import Recording, load_recording, replay_app  # noqa: E402
 
 SOURCE = "kraft-big"
 PARTITIONS_PER_TOPIC = 5
@@ -72,14 +70,7 @@ async def until(predicate: Any, pilot: Any, limit: float = 900.0) -> None:
 async def session(plan: Path, partitions: int, keys: int) -> dict[str, Any]:
     recording = Recording.of(SOURCE, load_recording(SOURCE))
     rss_replay = _status_kb("VmRSS")
-    profile = recording.profile()
-    app = make_app(
-        Settings(profiles={profile.name: profile}),
-        profile,
-        admin_factory=lambda _: ReplayAdmin(recording),
-        store_factory=lambda _: ReplayStore(recording),
-        refresh_seconds=0,
-    )
+    app = replay_app(recording)
     found: dict[str, Any] = {"rss_replay_mb": rss_replay / 1024}
     shown: list[tuple[float, float]] = []
     show = PlanScreen._show

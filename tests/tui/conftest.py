@@ -15,12 +15,11 @@ from pytest_textual_snapshot import node_to_report_path
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
 
-from kafka_tui.config import Settings
-from kafka_tui.tui.app import KafkaTuiApp, make_app
+from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.metadata import MetadataScreen
 from kafka_tui.tui.widgets.topic_table import TopicTable
 
-from .replay import Recording, ReplayAdmin, ReplayStore
+from .replay import Recording, replay_app
 
 # One terminal for every full-screen snapshot.
 SIZE = (120, 40)
@@ -84,14 +83,7 @@ def recorded_app(
 ) -> KafkaTuiApp:
     """The app on the recorded cluster `name` (tests/data), as the CLI opens it."""
     data = recording(name)
-    profile = data.profile(read_only=read_only, under_replicated=under_replicated)
-    return make_app(
-        Settings(profiles={profile.name: profile}),
-        profile,
-        admin_factory=lambda _: ReplayAdmin(data),
-        store_factory=lambda _: ReplayStore(data),
-        refresh_seconds=0,
-    )
+    return replay_app(data, data.profile(read_only=read_only, under_replicated=under_replicated))
 
 
 async def settle(app: KafkaTuiApp, pilot: Pilot[None]) -> None:

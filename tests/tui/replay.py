@@ -42,8 +42,9 @@ from kafka_tui.admin.moves import (
 )
 from kafka_tui.admin.placeholders import PlaceholderEntry, PlaceholderStore
 from kafka_tui.admin.sampling import TailSample
-from kafka_tui.config import Profile
+from kafka_tui.config import Profile, Settings
 from kafka_tui.planning.placement import Load
+from kafka_tui.tui.app import KafkaTuiApp, make_app
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 FORMAT = 1
@@ -373,3 +374,18 @@ class ReplayStore(PlaceholderStore):
     async def write(self, entries: list[PlaceholderEntry], removed: Sequence[str] = ()) -> None:
         if entries or removed:
             _refuse("writing placeholder records")
+
+
+def replay_app(
+    recording: Recording, profile: Profile | None = None, *, refresh_seconds: float = 0
+) -> KafkaTuiApp:
+    """The app on a recorded cluster, as the CLI opens it (`profile`: the recording's own by
+    default); every read answered from the recording, every change refused."""
+    profile = profile or recording.profile()
+    return make_app(
+        Settings(profiles={profile.name: profile}),
+        profile,
+        admin_factory=lambda _: ReplayAdmin(recording),
+        store_factory=lambda _: ReplayStore(recording),
+        refresh_seconds=refresh_seconds,
+    )

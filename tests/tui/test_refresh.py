@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-from kafka_tui.config import Settings
-from kafka_tui.tui.app import make_app
 from kafka_tui.tui.screens.metadata import REFRESH_SHARE, refresh_interval
 
 from .conftest import loaded, recording
-from .replay import ReplayAdmin, ReplayStore
+from .replay import replay_app
 
 
 def test_the_interval_keeps_refreshes_to_a_share_of_a_core() -> None:
@@ -20,13 +18,7 @@ def test_the_interval_keeps_refreshes_to_a_share_of_a_core() -> None:
 async def test_a_costly_read_stretches_the_interval_and_the_status_line_says_so() -> None:
     data = recording("kraft-demo")
     profile = data.profile(read_only=False, under_replicated="disabled")
-    app = make_app(
-        Settings(profiles={profile.name: profile}),
-        profile,
-        admin_factory=lambda _: ReplayAdmin(data),
-        store_factory=lambda _: ReplayStore(data),
-        refresh_seconds=10,
-    )
+    app = replay_app(data, profile, refresh_seconds=10)
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await loaded(app, pilot)
         status = screen.query_one("#status")
