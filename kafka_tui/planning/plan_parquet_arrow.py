@@ -65,10 +65,9 @@ def _column(values: list[Any], arrow_type: Any) -> list[Any]:
     import pyarrow as pa
 
     t = pa.types
-    if t.is_string(arrow_type) or t.is_large_string(arrow_type) or t.is_boolean(arrow_type):
+    plain = (t.is_string, t.is_large_string, t.is_boolean, t.is_integer, t.is_floating)
+    if any(kind(arrow_type) for kind in plain):
         return values  # plain already (a plan's usual columns: 1,000,000 rows, ~3 s less)
-    if t.is_integer(arrow_type) or t.is_floating(arrow_type):
-        return values
     return [_plain(v, arrow_type) for v in values]
 
 

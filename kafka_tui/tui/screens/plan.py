@@ -142,7 +142,6 @@ class PlanScreen(KafkaScreen):
         self.document: dict[str, Any] | None = None
         self.results: dict[str, TopicResult] = {}
         self.spark_process: asyncio.subprocess.Process | None = None
-        self.by_topic: dict[str, dict[str, Any]] = {}  # the document's topics, by name
         self.stop_apply = asyncio.Event()
 
     # -- layout --------------------------------------------------------------------------------
@@ -465,7 +464,6 @@ class PlanScreen(KafkaScreen):
         ]
         self.query_one("#plan-stats", Static).update("\n".join(lines))
         self.query_one("#plan-warnings", Static).update("\n".join(grouped_warnings(document)))
-        self.by_topic = {t["topic"]: t for t in topics}
         self.query_one(PlanTopics).show(topics)
 
     @on(PlanTopics.Highlighted)
@@ -476,7 +474,7 @@ class PlanScreen(KafkaScreen):
         """The drill-down: one topic's planned assignment with the one replica renderer."""
         if self.document is None:
             return
-        entry = self.by_topic.get(name)
+        entry = self.query_one(PlanTopics).entry(name)
         if entry is None:
             return
         offline = [b["id"] for b in self.document["brokers"] if not b["live"]]

@@ -73,6 +73,11 @@ class PlanTopics(VirtualTable):
         entry = self.entries[index]
         return self.results.get(entry["topic"]) or entry["error"] or "planned"
 
+    def entry(self, topic: str) -> dict[str, Any] | None:
+        """The document's entry of `topic`, if the plan has it."""
+        index = self.index.get(topic)
+        return None if index is None else self.entries[index]
+
     def topic_at(self, index: int) -> str:
         return str(self.entries[index]["topic"])
 
