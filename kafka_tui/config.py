@@ -40,6 +40,9 @@ class Profile:
     # Spark settings for plan jobs (the profile's [spark] table), e.g.
     # (("spark.executor.memory", "4g"),); --spark-conf KEY=VALUE overrides them.
     spark: tuple[tuple[str, str], ...] = ()
+    # Seconds a load kafka-tui counted may serve a later create or grow (0: every one reads
+    # the cluster; see services/recent_load.py); --load-max-age overrides it.
+    load_max_age: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "audit_log": str,
     "command_config": str,
     "spark": dict,
+    "load_max_age": (int, float),
 }
 # The placer's MODES (planning/placement.py), which config does not import (a test pins them).
 UNDER_REPLICATED_MODES = ("disabled", "enabled", "enabled_prefer_observed")
@@ -147,9 +151,10 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         raise ConfigError(f"{at}: unknown key(s) {sorted(unknown)}; known: {sorted(_PROFILE_KEYS)}")
     for key, expected in _PROFILE_KEYS.items():
         # bool is an int to Python, not to TOML: `request_timeout_ms = true` is a mistake
-        wrong_bool = isinstance(body.get(key), bool) and expected is int
+        wrong_bool = isinstance(body.get(key), bool) and expected in (int, (int, float))
         if key in body and (wrong_bool or not isinstance(body[key], expected)):
             kind = expected.__name__ if isinstance(expected, type) else "string or list"
+            kind = "number" if expected == (int, float) else kind
             kind = "table" if expected is dict else kind
             raise ConfigError(f"{at}: '{key}' must be a {kind}")
     servers = body.get("bootstrap_servers")
@@ -201,6 +206,9 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
             f"{at}: placement = 'broker' leaves placement to Kafka and works only with "
             "under_replicated = 'disabled'"
         )
+    load_max_age = body.get("load_max_age", 0)
+    if isinstance(load_max_age, bool) or load_max_age < 0:
+        raise ConfigError(f"{at}: load_max_age must be a number of seconds, 0 or more")
     problem = topic_name_problem(body.get("placeholders_topic", "__kafka_tui_placeholders"))
     if problem:
         raise ConfigError(f"{at}: placeholders_topic: {problem}")
@@ -214,6 +222,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         body.get("placeholders_topic", "__kafka_tui_placeholders"),
         audit_log=str(_expanded(body, "audit_log", at)) if "audit_log" in body else None,
         spark=_spark_settings(body.get("spark", {}), at),
+        load_max_age=float(load_max_age),
     )
     if "command_config" in body:
         profile = with_command_config(profile, Path(body["command_config"]), at)

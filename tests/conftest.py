@@ -90,6 +90,7 @@ def _own_change_journal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
         patch.setenv("KAFKA_TUI_AUDIT_LOG", str(path.with_name("audit.jsonl")))
         patch.setenv("KAFKA_TUI_ROLLBACK_DIR", str(path.with_name("rollback")))
         patch.setenv("KAFKA_TUI_PLANS", str(path.with_name("plans")))
+        patch.setenv("KAFKA_TUI_LOAD_CACHE", str(path.with_name("load")))
         yield
 
 

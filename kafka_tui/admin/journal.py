@@ -142,6 +142,16 @@ class ChangeJournal:
                     found.append(expectation)
         return found
 
+    def changes_since(self, cluster: str, at: float) -> dict[str, int]:
+        """The topics of `cluster` that kafka-tui changed after `at` (epoch seconds), by the
+        user's processes: each one's partition count after its latest change, -1 if deleted."""
+        self._load()
+        return {
+            topic: (int(entry[1] or 0) if exists else -1)
+            for topic, (exists, changed_at, entry) in self._by_cluster.get(cluster, {}).items()
+            if changed_at > at
+        }
+
     def record(self, cluster: str | None, expectations: Iterable[Expectation]) -> None:
         self.commit(self.prepare(cluster, expectations))
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..services.consumers import Readers
     from ..services.keys import KeyMapping
     from ..services.placing import PlacementOptions
+    from ..services.recent_load import LoadReuse
 
 # The placer (services/placing.py, planning/) is imported only by the commands that place:
 # a deletion, a listing or a describe is spared its ~15 ms of imports.
@@ -151,6 +152,34 @@ def _kip409_flags(parser: argparse.ArgumentParser) -> None:
         "request: its cost grows with the cluster); broker: Kafka places, nothing is read "
         "(disabled mode only)",
     )
+    parser.add_argument(
+        "--load-max-age",
+        type=_seconds,
+        metavar="SECONDS",
+        help="client placement: balance against the load a kafka-tui command counted from "
+        "every partition at most this long ago, plus kafka-tui's own creates and grows since, "
+        "instead of reading every partition again (a script's loop of creates on a big "
+        "cluster). Not seen: other tools' changes and reassignments within that time. "
+        "Default: the profile's load_max_age, else 0 (read every time)",
+    )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds, 0 or more")
+    return value
+
+
+def load_reuse(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> LoadReuse | None:
+    """--load-max-age over the profile's load_max_age; None: read every partition."""
+    from ..services.recent_load import LoadReuse
+
+    age = args.load_max_age if args.load_max_age is not None else profile.load_max_age
+    return LoadReuse(age, admin.journal) if age > 0 else None
 
 
 def placement_options(args: argparse.Namespace, profile: Profile) -> PlacementOptions:
@@ -428,12 +457,14 @@ async def _create(
         )
     else:
         store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+        reuse = load_reuse(args, profile, admin)
         snapshot = await take_snapshot(
             admin,
             zookeeper=zookeeper_of(args, profile),
             store=store,
             current=args.topics,
             defaults=placing.needs_defaults(specs, options),
+            reuse=reuse,
         )
         results = await placing.create_topics(
             admin,
@@ -445,6 +476,8 @@ async def _create(
             validate_only=args.validate_only,
             topic_ids=False,
         )
+        if reuse is not None and not args.validate_only:
+            reuse.placed(admin.cluster_id, results)
     if args.if_not_exists:
         results = [
             replace(r, ok=True, error=None, message=f"Topic '{r.topic}' already exists; skipped.")
@@ -481,7 +514,10 @@ async def _alter(
         return output.results(warn_key_mapping(results, requests, current, keys), as_json)
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     zookeeper = zookeeper_of(args, profile)
-    snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store, current=names)
+    reuse = load_reuse(args, profile, admin)
+    snapshot = await take_snapshot(
+        admin, zookeeper=zookeeper, store=store, current=names, reuse=reuse
+    )
     current = {n: len(snapshot.topics[n].partitions) for n in names if n in snapshot.topics}
     keys = await key_mapping_check(admin, requests, current)
     if not _confirm_key_moves(args, keys, current):
@@ -497,6 +533,8 @@ async def _alter(
         validate_only=args.validate_only,
         keys=keys,
     )
+    if reuse is not None and not args.validate_only:
+        reuse.placed(admin.cluster_id, results)
     return output.results(results, as_json)
 
 

@@ -107,6 +107,12 @@ class Load:
             load._add(placement.assignment)
         return load
 
+    def with_assignments(self, assignments: Iterable[Sequence[int]]) -> Load:
+        """A new Load with these replica lists added (this one is left unchanged)."""
+        load = Load(dict(self.replicas), dict(self.leaders))
+        load._add(assignments)
+        return load
+
     def _add(self, assignments: Iterable[Sequence[int]]) -> None:
         for replicas in assignments:
             for position, broker in enumerate(replicas):

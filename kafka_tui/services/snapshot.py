@@ -9,6 +9,8 @@ the profile names ZooKeeper, and any broker a topic's replicas name.
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -21,6 +23,9 @@ from .records import current_entries
 
 if TYPE_CHECKING:
     from ..admin.zookeeper import ZooKeeperExtras
+    from .recent_load import LoadReuse
+
+log = logging.getLogger(__name__)
 
 _DEFAULT_KEYS = ("num.partitions", "default.replication.factor", "min.insync.replicas")
 
@@ -107,6 +112,7 @@ async def take_snapshot(
     current: Sequence[str] | None = None,
     defaults: bool = True,
     known: Sequence[TopicDescription] | None = None,
+    reuse: LoadReuse | None = None,
 ) -> Snapshot:
     """`current`: the topics the operation touches, whose latest state (after kafka-tui's own
     recent changes) the snapshot must show, and the only ones it describes (with the
@@ -118,14 +124,16 @@ async def take_snapshot(
     `known`: every topic as the caller last read it (the TUI's topics screen): the topics and
     their load are taken from it instead of asking a broker for every topic again (at
     1,000,000 partitions that answer costs the broker seconds); brokers, defaults and
-    placeholder records are still read."""
+    placeholder records are still read.
+    `reuse` (with `current`): a load kafka-tui counted recently serves instead of a count of
+    every partition, when it may (services/recent_load.py); else the count is kept for it."""
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
     # The reads at once: the brokers, the topics (and load), and (unless not needed) the
     # defaults of the broker reads go to (a live one: the client's metadata lists live
     # brokers only).
     (brokers, kraft, sources), (listed, load), read = await asyncio.gather(
         observed_brokers(admin, zookeeper),
-        _topics_and_load(admin, wanted, known),
+        _topics_and_load(admin, wanted, known, reuse),
         admin.broker_configs(None, _DEFAULT_KEYS) if defaults else _no_defaults(),
     )
     topics = {t.name: t for t in listed}
@@ -147,10 +155,13 @@ async def _no_defaults() -> dict[str, str | None]:
 
 
 async def _topics_and_load(
-    admin: AdminPort, wanted: Sequence[str] | None, known: Sequence[TopicDescription] | None
+    admin: AdminPort,
+    wanted: Sequence[str] | None,
+    known: Sequence[TopicDescription] | None,
+    reuse: LoadReuse | None = None,
 ) -> tuple[list[TopicDescription], Load]:
     """Every topic and the load they make (`wanted` None), or `wanted` and every topic's
-    load, counted; from `known` when given."""
+    load, counted (or reused); from `known` when given."""
     if known is not None or wanted is None:
         every = known if known is not None else await admin.list_topics()
         # In a thread: at 1,000,000 partitions the count takes ~0.4 s, which on the TUI's
@@ -158,8 +169,22 @@ async def _topics_and_load(
         load = await asyncio.to_thread(_load_of, every)
         names = None if wanted is None else set(wanted)
         return [t for t in every if names is None or t.name in names], load
+    if reuse is not None:
+        recent = reuse.recent(admin.cluster_id)
+        if recent is not None:
+            log.info(
+                "placing against the load read %.1f s ago, with %d topics kafka-tui placed since",
+                recent.age_s,
+                recent.added,
+            )
+            described, _ = await admin.describe_topics(wanted, configs=False)
+            return described, recent.load
+    read_at = time.time()
     described, counted = await admin.topics_with_load(wanted)
-    return described, Load(dict(counted.replicas), dict(counted.leaders))
+    load = Load(dict(counted.replicas), dict(counted.leaders))
+    if reuse is not None:
+        reuse.keep(admin.cluster_id, load, read_at)
+    return described, load
 
 
 def _load_of(topics: Sequence[TopicDescription]) -> Load:

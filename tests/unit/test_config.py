@@ -46,6 +46,12 @@ def test_the_example_file_documents_a_valid_config(monkeypatch: pytest.MonkeyPat
         ),
         ({"default_profile": "q", "profiles": {"p": {"bootstrap_servers": "h:1"}}}, "'q'"),
         ({"clusters": {}}, "unknown top-level key(s) ['clusters']"),
+        ({"profiles": {"p": {"bootstrap_servers": "h:1", "load_max_age": "60"}}}, "a number"),
+        ({"profiles": {"p": {"bootstrap_servers": "h:1", "load_max_age": True}}}, "a number"),
+        (
+            {"profiles": {"p": {"bootstrap_servers": "h:1", "load_max_age": -1}}},
+            "load_max_age must be a number of seconds, 0 or more",
+        ),
     ],
 )
 def test_a_bad_config_names_the_profile_and_key(body: dict[str, object], message: str) -> None:
@@ -53,6 +59,16 @@ def test_a_bad_config_names_the_profile_and_key(body: dict[str, object], message
         parse_settings(body, Path("kafka-tui.toml"))
     assert message in str(failure.value)
     assert str(failure.value).startswith("kafka-tui.toml")
+
+
+def test_a_profiles_load_max_age_is_read_in_seconds() -> None:
+    profiles = {
+        "p": {"bootstrap_servers": "h:1", "load_max_age": 90},
+        "q": {"bootstrap_servers": "h:2"},
+    }
+    settings = parse_settings({"profiles": profiles}, Path("kafka-tui.toml"))
+    assert settings.profiles["p"].load_max_age == 90.0
+    assert settings.profiles["q"].load_max_age == 0.0
 
 
 def test_which_profile_is_used() -> None:
