@@ -1,12 +1,14 @@
 """Big clusters (issue 30): the CLI on a real dev cluster, the TUI on 1,000,000 partitions.
 
 Prints, for 3 cluster sizes each:
-  (a) the CLI on a real KRaft 4.1 dev cluster (3 brokers, topics of 10 partitions, RF 1) that
-      the bench seeds itself, in its own folder: `topics list`, `topics describe` (every
-      topic), create one topic, grow one, delete one, and `plan preview` of 1,000 new topics;
-      each a whole process (wall and CPU time), beside one raw request through aiokafka's own
-      admin client (a whole process as well, no kafka-tui code) and kafka-topics.sh
-      (TopicCommand, one JVM) where they apply. The cluster grows from one size to the next.
+  (a) the CLI on a real KRaft 4.1 dev cluster (3 brokers, or `--brokers N`; topics of 10
+      partitions, RF 1) that the bench seeds itself, in its own folder: `topics list`,
+      `topics describe` (every topic), create one topic (and once more with a kept load,
+      `--load-max-age`, after a create that keeps it), grow one, delete one, and `plan
+      preview` of 1,000 new topics; each a whole process (wall and CPU time), beside one raw
+      request through aiokafka's own admin client (a whole process as well, no kafka-tui
+      code) and kafka-topics.sh (TopicCommand, one JVM) where they apply. The cluster grows
+      from one size to the next.
   (b) the TUI (in-process, Textual's headless driver) on a replay (tests/tui/replay.py) of
       tests/data/kraft-big.json.gz (recorded from a real cluster: 1,008 topics, 10,033
       partitions) expanded by tests/data/record.py's `expand` to the size asked: NOT a
@@ -18,7 +20,7 @@ Prints, for 3 cluster sizes each:
       keystroke through Pilot), a refresh's CPU time, and resident memory (after the replay
       is loaded, and the peak while the TUI runs).
 
-Usage: python bench/big_cluster.py [--sizes 20000,40000,50000]
+Usage: python bench/big_cluster.py [--sizes 30000,40000,50000]
            [--tui-sizes 10000,100000,1000000] [--skip-cli] [--skip-tui] [--keep]
 `--sizes` are partition counts of the real cluster (10 per topic); a quick run:
 `--sizes 300,600,900 --tui-sizes 10000,20000,30000`. Nothing here asserts a time.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import gc
 import gzip
 import json
@@ -287,6 +290,7 @@ def ours(bootstrap: str, *args: str) -> Timed:
         os.environ,
         KAFKA_TUI_JOURNAL=str(FOLDER / "journal.jsonl"),
         KAFKA_TUI_AUDIT_LOG=str(FOLDER / "audit.jsonl"),
+        KAFKA_TUI_LOAD_CACHE=str(FOLDER / "load"),
     )
     cmd = [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap]
     return run([*cmd, "--output", "json", *args], env)
@@ -427,6 +431,17 @@ def one_round(bootstrap: str, size: int, round_: int, plan: Path) -> dict[str, R
             "1",
         ),
     )
+    # The same create with a kept load (`--load-max-age`, a script's loop of creates): one
+    # create keeps the count (the rows above changed the cluster), the next is timed.
+    kept = ["--partitions", partitions, "--replication-factor", "1", "--load-max-age", "3600"]
+    ours(bootstrap, "topics", "create", f"{name}-keeps", *kept)
+    found["create one, load kept"] = (
+        ours(bootstrap, "topics", "create", f"{name}-kept", *kept),
+        raw(bootstrap, "create", f"{theirs}-2"),
+        None,
+    )
+    ours(bootstrap, "topics", "delete", f"{name}-keeps", f"{name}-kept", "--yes")
+    raw(bootstrap, "delete", f"{theirs}-2")
     found["grow one"] = (
         ours(bootstrap, "topics", "alter", mine, "--partitions", grown),
         raw(bootstrap, "grow", theirs),
@@ -445,16 +460,21 @@ def one_round(bootstrap: str, size: int, round_: int, plan: Path) -> dict[str, R
     return found
 
 
-def cli_figures(sizes: list[int], rounds: int, keep: bool) -> None:
+def cli_figures(sizes: list[int], rounds: int, keep: bool, brokers: int = 3) -> None:
     os.environ.setdefault("KAFKA_TUI_BROKER_HEAP_MB", "2048")
-    cluster = DevCluster(FOLDER / "cluster")
-    cluster.up("kraft", brokers=3)
+    # Bytecode for every module, as an installed package has: where PYTHONDONTWRITEBYTECODE
+    # is set and a source changed since its .pyc, each process would compile it again
+    # (~10 ms for a large module), a cost no user pays.
+    compileall.compile_dir(ROOT / "kafka_tui", quiet=1)
+    cluster = DevCluster(FOLDER / ("cluster" if brokers == 3 else f"cluster-{brokers}"))
+    cluster.up("kraft", brokers=brokers)
     bootstrap = cluster.bootstrap_servers()
     plan = plan_file(1000)
     files: list[tuple[int, list[tuple[int, int, int]]]] = []
     print(
-        "(a) CLI on a real KRaft 4.1 cluster, 3 brokers, 10 partitions a topic, RF 1; whole "
-        f"processes, median of {rounds}: wall s / CPU s (kafka-tui's wall / the reference's)"
+        f"(a) CLI on a real KRaft 4.1 cluster, {brokers} brokers, 10 partitions a topic, RF 1; "
+        f"whole processes, median of {rounds}: wall s / CPU s (kafka-tui's wall / the "
+        "reference's)"
     )
     try:
         for size in sizes:
@@ -545,12 +565,19 @@ def file_limit(files: list[tuple[int, list[tuple[int, int, int]]]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="20000,40000,50000", help="real cluster partitions")
+    parser.add_argument("--sizes", default="30000,40000,50000", help="real cluster partitions")
     parser.add_argument("--tui-sizes", default="10000,100000,1000000", help="replay partitions")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip-cli", action="store_true")
     parser.add_argument("--skip-tui", action="store_true")
     parser.add_argument("--keep", action="store_true", help="leave the cluster running")
+    parser.add_argument(
+        "--brokers",
+        type=int,
+        default=3,
+        help="brokers of the real cluster: each holds ~19,800 partition replicas under this "
+        "machine's open-file limit (5 brokers: 90,000 partitions, 3x 30,000)",
+    )
     parser.add_argument("--tui-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.tui_child:
@@ -559,7 +586,7 @@ def main() -> None:
     if not args.skip_tui:
         tui_figures([int(s) for s in args.tui_sizes.split(",")], args.rounds)
     if not args.skip_cli:
-        cli_figures([int(s) for s in args.sizes.split(",")], args.rounds, args.keep)
+        cli_figures([int(s) for s in args.sizes.split(",")], args.rounds, args.keep, args.brokers)
 
 
 if __name__ == "__main__":

@@ -176,10 +176,12 @@ def _seconds(text: str) -> float:
 
 def load_reuse(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> LoadReuse | None:
     """--load-max-age over the profile's load_max_age; None: read every partition."""
+    age = args.load_max_age if args.load_max_age is not None else profile.load_max_age
+    if age <= 0:
+        return None
     from ..services.recent_load import LoadReuse
 
-    age = args.load_max_age if args.load_max_age is not None else profile.load_max_age
-    return LoadReuse(age, admin.journal) if age > 0 else None
+    return LoadReuse(age, admin.journal)
 
 
 def placement_options(args: argparse.Namespace, profile: Profile) -> PlacementOptions:
