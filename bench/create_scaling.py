@@ -9,13 +9,18 @@ seeded up to that size (seeding is reused across sizes and, with --keep, across 
 rounds (the order alternating), each process timed whole on a quiet cluster:
   (A)  `kafka-tui topics create NAME --partitions 3 --replication-factor 1` (kafka-tui places);
   (B)  one raw CreateTopics for the same through aiokafka's own admin client (raw_admin.py);
-  (A0) with --before SRC, (A) from another checkout (e.g. `git archive HEAD`, before issue 30).
+  (A0) with --before SRC, (A) from another checkout (e.g. `git archive HEAD`, before issue 30);
+  (AK) (A) with `--load-max-age 3600`, after one such create (untimed) that kept the load: a
+       script's loop of creates. Its own journal (another user's, as it were), so (A)'s and
+       (B)'s topics, which it does not see, do not make it count again.
 Prints, per size: medians, per-round ratios A/B (and A0/B), the processes' CPU time, and
 in-process the reads a create's snapshot makes: the snapshot of the touched topic (load
 counted, services/snapshot.py) and the one of every topic, beside one Metadata round trip.
 
 Usage: python bench/create_scaling.py [--sizes 10000,30000] [--partitions 3] [--rounds 5]
-       [--dir FOLDER] [--before SRC] [--keep]
+       [--brokers 3] [--dir FOLDER] [--before SRC] [--keep]
+(90,000 partitions, 3x 30,000, need `--brokers 5` here: a broker holds ~19,800 replicas under
+this machine's open-file limit, see big_cluster.py.)
 The machine's other work stretches wall times: compare ratios within a run; CPU times are
 steadier. Asserts nothing.
 """
@@ -58,14 +63,17 @@ def run(cmd: list[str], env: dict[str, str], cwd: str | None = None) -> tuple[fl
     return wall, _children_cpu() - cpu, json.loads(proc.stdout)
 
 
-def ours(bootstrap: str, name: str, partitions: int, state: Path, src: str | None) -> Any:
+def ours(
+    bootstrap: str, name: str, partitions: int, state: Path, src: str | None, *extra: str
+) -> Any:
     cmd = [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap]
     cmd += ["--output", "json", "topics", "create", name, "--partitions", str(partitions)]
-    cmd += ["--replication-factor", "1"]
+    cmd += ["--replication-factor", "1", *extra]
     env = dict(
         os.environ,
         KAFKA_TUI_JOURNAL=str(state / "recent-changes.jsonl"),
         KAFKA_TUI_AUDIT_LOG=str(state / "audit.jsonl"),
+        KAFKA_TUI_LOAD_CACHE=str(state / "load"),
     )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     if src:
@@ -202,14 +210,15 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, help="cluster folder (default: a temp folder)")
     parser.add_argument("--before", help="another checkout's folder, timed as A0")
     parser.add_argument("--keep", action="store_true", help="leave the cluster running")
+    parser.add_argument("--brokers", type=int, default=3)
     args = parser.parse_args()
     os.environ.setdefault("KAFKA_TUI_BROKER_HEAP_MB", "2048")
     root = args.dir or Path(tempfile.mkdtemp(prefix="kafka-tui-bench-scaling-"))
     state = root / "state"
-    for who in ("now", "before"):
+    for who in ("now", "before", "kept"):
         (state / who).mkdir(parents=True, exist_ok=True)
     cluster = DevCluster(root / "cluster")
-    cluster.up("kraft", brokers=3)
+    cluster.up("kraft", brokers=args.brokers)
     status = cluster.status()
     bootstrap = status["bootstrap_servers"]
     pids = [n["pid"] for n in [*status["brokers"], status["controller"]] if n["pid"]]
@@ -220,9 +229,18 @@ def main() -> None:
             print(f"seeded to {size} topics in {took:.1f} s; idle after {idle(pids):.0f} s")
             for key, seconds in asyncio.run(reads(bootstrap)).items():
                 print(f"  in process, best of 5: {key:34s} {seconds * 1000:7.1f} ms")
-            samples: dict[str, list[tuple[float, float]]] = {"A": [], "B": []}
+            samples: dict[str, list[tuple[float, float]]] = {"A": [], "AK": [], "B": []}
             if args.before:
                 samples["A0"] = []
+            kept = ("--load-max-age", "3600")
+            ours(
+                bootstrap,
+                f"probe-{stamp}-{size}-keeps",
+                args.partitions,
+                state / "kept",
+                None,
+                *kept,
+            )
             for r in range(args.rounds):
                 order = list(samples) if r % 2 == 0 else list(reversed(samples))
                 for who in order:
@@ -230,6 +248,11 @@ def main() -> None:
                     name = f"probe-{stamp}-{size}-{r}-{who.lower()}"
                     if who == "B":
                         samples[who].append(raw(bootstrap, name, args.partitions))
+                    elif who == "AK":
+                        folder = state / "kept"
+                        samples[who].append(
+                            ours(bootstrap, name, args.partitions, folder, None, *kept)
+                        )
                     else:
                         src = args.before if who == "A0" else None
                         folder = state / ("before" if src else "now")
