@@ -149,8 +149,8 @@ def _kip409_flags(parser: argparse.ArgumentParser) -> None:
         choices=["client", "broker"],
         help="client: kafka-tui's placer (default; what is previewed is sent), which balances "
         "against every broker's load and so reads every partition of the cluster (one Metadata "
-        "request: its cost grows with the cluster); broker: Kafka places, nothing is read "
-        "(disabled mode only)",
+        "request: its cost grows with the cluster; see --load-max-age); broker: Kafka places, "
+        "nothing is read (disabled mode only)",
     )
     parser.add_argument(
         "--load-max-age",

@@ -3,12 +3,12 @@
 Client placement balances against every broker's replicas and preferred leaders, and Kafka
 has no request that answers those without listing every partition: the broker's Metadata
 answer for every topic took 90-120 ms at 30,000 partitions and 780 ms at 90,000 (30,000
-topics; bench/create_scaling.py), more than a whole CreateTopics. A script creating topics one process at a time pays it every time. With
-a maximum age, the load one kafka-tui command counted (exactly, from every partition) is kept
-in a small file per cluster with the time of that read, each later create or grow adds the
-replicas it placed, and a command finding it younger than the age balances against it and
-reads only the topics it names. Sizes and validity never depend on it: the brokers (live,
-fenced) are read every time.
+topics; bench/create_scaling.py), more than a whole CreateTopics. A script creating topics
+one process at a time pays it every time. With a maximum age, the load one kafka-tui command
+counted (exactly, from every partition) is kept in a small file per cluster with the time of
+that read, each later create or grow adds the replicas it placed, and a command finding it
+younger than the age balances against it and reads only the topics it names. Sizes and
+validity never depend on it: the brokers (live, fenced) are read every time.
 
 Exact as of its read, plus kafka-tui's own creates and grows since. It is dropped (the next
 command reads every partition again) when older than the age, and when kafka-tui's journal
