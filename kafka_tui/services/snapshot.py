@@ -173,7 +173,7 @@ async def _topics_and_load(
         recent = reuse.recent(admin.cluster_id)
         if recent is not None:
             log.info(
-                "placing against the load read %.1f s ago, with %d topics kafka-tui placed since",
+                "placing against the load read %.1f s ago (topics kafka-tui placed since: %d)",
                 recent.age_s,
                 recent.added,
             )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +59,7 @@ def test_a_scripts_creates_count_the_cluster_once(
     topic_name: Names,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setenv("KAFKA_TUI_LOAD_CACHE", str(tmp_path))
     written = record_written(monkeypatch)
@@ -83,6 +85,7 @@ def test_a_scripts_creates_count_the_cluster_once(
     [kept_file] = tmp_path.glob("*.json")
 
     written.clear()
+    caplog.set_level(logging.INFO, logger="kafka_tui.services.snapshot")
     created = _cli(
         capsys,
         cluster,
@@ -98,6 +101,8 @@ def test_a_scripts_creates_count_the_cluster_once(
     grown = _cli(capsys, cluster, "topics", "alter", a, "--partitions", "5", *reuse)
     assert created[0]["ok"] and grown[0]["ok"], (created, grown)
     assert "MetadataLoadRequest" not in written  # placed against the kept load
+    said = [r.getMessage() for r in caplog.records if "placing against the load" in r.getMessage()]
+    assert len(said) == 2 and "(topics kafka-tui placed since: 1)" in said[0], said
     kept = json.loads(kept_file.read_text())
     assert kept["added"] == {a: 5, b: 4}
     # What was kept is what a count of every partition shows now: the first read, plus
