@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,11 @@ from typing import Any
 import pytest
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin
-from kafka_tui.admin.connection import poll_until
 from kafka_tui.cli import main
 from kafka_tui.planning.placement import Load
 
 from ..conftest import Cluster, record_written
+from .test_load_read import _stable
 
 Names = Callable[[str], str]
 
@@ -36,21 +35,25 @@ def _cli(capsys: pytest.CaptureFixture[str], cluster: Cluster, *args: str) -> li
 
 
 async def _exact_load(cluster: Cluster) -> Load:
-    """Every partition counted, once two counts in a row agree (earlier tests' deletions may
-    still be reaching the brokers)."""
-    last: list[Load] = []
+    """Every partition counted, once two counts in a row agree."""
 
-    async def count() -> Load | None:
+    async def count() -> Load:
         async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
             _, counted = await admin.topics_with_load([])
-        load = Load(counted.replicas, counted.leaders)
-        agreed = bool(last) and last[-1] == load
-        last.append(load)
-        return load if agreed else None
+        return Load(counted.replicas, counted.leaders)
 
-    load = await poll_until(count, time.monotonic() + 60)
-    assert load is not None, "the cluster's load kept changing for 60 s"
-    return load
+    return await _stable(count)
+
+
+def _create(
+    capsys: pytest.CaptureFixture[str], cluster: Cluster, topic: str, counts: str, *extra: str
+) -> dict[str, Any]:
+    """`counts`: "PARTITIONS:RF"."""
+    partitions, factor = counts.split(":")
+    args = ["--partitions", partitions, "--replication-factor", factor, *extra]
+    [created] = _cli(capsys, cluster, "topics", "create", topic, *args)
+    assert created["ok"], created
+    return created
 
 
 def test_a_scripts_creates_count_the_cluster_once(
@@ -68,38 +71,15 @@ def test_a_scripts_creates_count_the_cluster_once(
     written.clear()
     reuse = ["--load-max-age", "600"]
 
-    created = _cli(
-        capsys,
-        cluster,
-        "topics",
-        "create",
-        a,
-        "--partitions",
-        "3",
-        "--replication-factor",
-        "2",
-        *reuse,
-    )
-    assert created[0]["ok"], created
+    _create(capsys, cluster, a, "3:2", *reuse)
     assert written.count("MetadataLoadRequest") == 1  # the first counts every partition
     [kept_file] = tmp_path.glob("*.json")
 
     written.clear()
     caplog.set_level(logging.INFO, logger="kafka_tui.services.snapshot")
-    created = _cli(
-        capsys,
-        cluster,
-        "topics",
-        "create",
-        b,
-        "--partitions",
-        "4",
-        "--replication-factor",
-        "2",
-        *reuse,
-    )
+    _create(capsys, cluster, b, "4:2", *reuse)
     grown = _cli(capsys, cluster, "topics", "alter", a, "--partitions", "5", *reuse)
-    assert created[0]["ok"] and grown[0]["ok"], (created, grown)
+    assert grown[0]["ok"], grown
     assert "MetadataLoadRequest" not in written  # placed against the kept load
     said = [r.getMessage() for r in caplog.records if "placing against the load" in r.getMessage()]
     assert len(said) == 2 and "(topics kafka-tui placed since: 1)" in said[0], said
@@ -115,23 +95,11 @@ def test_a_scripts_creates_count_the_cluster_once(
     # kafka-tui's own delete, which the kept load does not know of: the next create counts.
     _cli(capsys, cluster, "topics", "delete", a, "--yes")
     written.clear()
-    created = _cli(
-        capsys,
-        cluster,
-        "topics",
-        "create",
-        c,
-        "--partitions",
-        "1",
-        "--replication-factor",
-        "1",
-        *reuse,
-    )
-    assert created[0]["ok"], created
+    _create(capsys, cluster, c, "1:1", *reuse)
     assert written.count("MetadataLoadRequest") == 1
     # Without a max age (the default), every create counts.
     written.clear()
-    _cli(capsys, cluster, "topics", "create", d, "--partitions", "1", "--replication-factor", "1")
+    _create(capsys, cluster, d, "1:1")
     assert written.count("MetadataLoadRequest") == 1
     _cli(capsys, cluster, "topics", "delete", b, c, d, "--yes")
 
