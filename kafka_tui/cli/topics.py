@@ -157,7 +157,8 @@ def _kip409_flags(parser: argparse.ArgumentParser) -> None:
         type=_seconds,
         metavar="SECONDS",
         help="client placement: balance against the load a kafka-tui command counted from "
-        "every partition at most this long ago, plus kafka-tui's own creates and grows since, "
+        "every partition at most this long ago (600 at most: kafka-tui's journal of its own "
+        "changes remembers 10 minutes), plus kafka-tui's own creates and grows since, "
         "instead of reading every partition again (a script's loop of creates on a big "
         "cluster). Not seen: other tools' changes and reassignments within that time. "
         "Default: the profile's load_max_age, else 0 (read every time)",

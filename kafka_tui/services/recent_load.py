@@ -25,6 +25,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,11 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from ..admin import TopicResult
-from ..admin.journal import ChangeJournal
+from ..admin.journal import TTL_SECONDS, ChangeJournal
 from ..paths import user_path
 from ..planning.placement import Load
 
 log = logging.getLogger(__name__)
+
+# A cluster id as Kafka makes them (a UUID in URL-safe base64): the file's name. Any other
+# answer (a broker's is not ours to trust as a path) keeps nothing.
+_CLUSTER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def default_folder() -> Path:
@@ -64,15 +69,17 @@ class LoadReuse:
         return self.folder / f"{cluster}.json"
 
     def recent(self, cluster: str | None) -> RecentLoad | None:
-        """The kept load of `cluster` if it may serve now, else None."""
-        if cluster is None:
+        """The kept load of `cluster` if it may serve now, else None. Never older than the
+        journal remembers kafka-tui's own changes (TTL_SECONDS, 10 minutes), whatever the age
+        asked: past that, a delete made since would go unseen."""
+        if cluster is None or not _CLUSTER_ID.fullmatch(cluster):
             return None
         with self._locked(cluster):
             kept = self._read(cluster)
         if kept is None:
             return None
         age = time.time() - kept.read_at
-        if not 0 <= age <= self.max_age_s:
+        if not 0 <= age <= min(self.max_age_s, TTL_SECONDS):
             return None
         # The journal's times are rounded to the millisecond: one more is looked back.
         since = self.journal.changes_since(cluster, kept.read_at - 0.001)
@@ -84,7 +91,7 @@ class LoadReuse:
 
     def keep(self, cluster: str | None, load: Load, read_at: float) -> None:
         """Keep `load`, counted from every partition by a read that started at `read_at`."""
-        if cluster is None:
+        if cluster is None or not _CLUSTER_ID.fullmatch(cluster):
             return
         with self._locked(cluster):
             self._write(cluster, _Kept(read_at, load, {}))
@@ -93,7 +100,7 @@ class LoadReuse:
         """Add what a create or grow placed (its `results` that succeeded: the replica lists
         placed, and the topic's partition count after it) to the kept load, if there is one."""
         done = [r for r in results if r.ok and r.assignment]
-        if cluster is None or not done:
+        if cluster is None or not _CLUSTER_ID.fullmatch(cluster) or not done:
             return
         with self._locked(cluster):
             kept = self._read(cluster)

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from kafka_tui.admin import TopicResult
-from kafka_tui.admin.journal import ChangeJournal, Expectation
+from kafka_tui.admin.journal import TTL_SECONDS, ChangeJournal, Expectation
 from kafka_tui.planning.placement import Load
 from kafka_tui.services.recent_load import LoadReuse
 
@@ -82,6 +82,23 @@ def test_an_old_or_unreadable_file_is_not_used(tmp_path: Path) -> None:
         assert reuse.recent(CLUSTER) is None
         reuse.placed(CLUSTER, [_created("t", [[1]])])  # nothing kept: nothing to add to
         assert path.read_text() == text
+
+
+def test_never_older_than_the_journal_remembers_nor_named_by_a_strange_cluster_id(
+    tmp_path: Path,
+) -> None:
+    reuse = _reuse(tmp_path, max_age=3600)
+    reuse.keep(CLUSTER, Load({1: 5}, {1: 5}), time.time() - TTL_SECONDS - 1)
+    assert reuse.recent(CLUSTER) is None  # a delete 11 minutes ago is no longer journaled
+    reuse.keep(CLUSTER, Load({1: 5}, {1: 5}), time.time() - TTL_SECONDS + 60)
+    assert reuse.recent(CLUSTER) is not None
+    for strange in ("../../etc/x", "a/b", "", "x" * 65):
+        reuse.keep(strange, Load({1: 5}, {1: 5}), time.time())
+        assert reuse.recent(strange) is None
+    assert sorted(p.name for p in (tmp_path / "load").iterdir()) == [
+        f"{CLUSTER}.json",
+        f"{CLUSTER}.lock",
+    ]
 
 
 def test_no_file_when_its_folder_cannot_be_made(tmp_path: Path) -> None:
