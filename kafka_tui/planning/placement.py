@@ -102,10 +102,7 @@ class Load:
 
     def plus(self, placements: Iterable[Placement]) -> Load:
         """A new Load with the placements' replicas added (this one is left unchanged)."""
-        load = Load(dict(self.replicas), dict(self.leaders))
-        for placement in placements:
-            load._add(placement.assignment)
-        return load
+        return self.with_assignments(r for p in placements for r in p.assignment)
 
     def with_assignments(self, assignments: Iterable[Sequence[int]]) -> Load:
         """A new Load with these replica lists added (this one is left unchanged)."""
