@@ -41,7 +41,7 @@ class Profile:
     # (("spark.executor.memory", "4g"),); --spark-conf KEY=VALUE overrides them.
     spark: tuple[tuple[str, str], ...] = ()
     # Seconds a load kafka-tui counted may serve a later create or grow (0: every one reads
-    # the cluster; see services/recent_load.py); --load-max-age overrides it.
+    # the cluster; see services/recent_load.py); the command line's own value overrides it.
     load_max_age: float = 0.0
 
 
@@ -79,6 +79,12 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
 # The placer's MODES (planning/placement.py), which config does not import (a test pins them).
 UNDER_REPLICATED_MODES = ("disabled", "enabled", "enabled_prefer_observed")
 _TOP_KEYS = {"default_profile", "profiles", "keys"}
+
+
+def seconds_problem(value: float) -> str | None:
+    """A number of seconds as kafka-tui takes one (a profile's load_max_age, the command
+    line's): finite, 0 or more. What is wrong with `value`, worded to follow its name."""
+    return None if 0 <= value < float("inf") else "must be a number of seconds, 0 or more"
 
 
 def default_config_path() -> Path:
@@ -206,9 +212,10 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
             f"{at}: placement = 'broker' leaves placement to Kafka and works only with "
             "under_replicated = 'disabled'"
         )
-    load_max_age = body.get("load_max_age", 0)
-    if isinstance(load_max_age, bool) or load_max_age < 0:
-        raise ConfigError(f"{at}: load_max_age must be a number of seconds, 0 or more")
+    load_max_age = float(body.get("load_max_age", 0))  # a number: checked with the types above
+    problem = seconds_problem(load_max_age)
+    if problem:
+        raise ConfigError(f"{at}: load_max_age {problem}")
     problem = topic_name_problem(body.get("placeholders_topic", "__kafka_tui_placeholders"))
     if problem:
         raise ConfigError(f"{at}: placeholders_topic: {problem}")
@@ -222,7 +229,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         body.get("placeholders_topic", "__kafka_tui_placeholders"),
         audit_log=str(_expanded(body, "audit_log", at)) if "audit_log" in body else None,
         spark=_spark_settings(body.get("spark", {}), at),
-        load_max_age=float(load_max_age),
+        load_max_age=load_max_age,
     )
     if "command_config" in body:
         profile = with_command_config(profile, Path(body["command_config"]), at)

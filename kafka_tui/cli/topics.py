@@ -23,7 +23,7 @@ from ..admin import (
 )
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
-from ..config import UNDER_REPLICATED_MODES, Profile
+from ..config import UNDER_REPLICATED_MODES, Profile, seconds_problem
 from ..fields import FieldError
 from ..services import parsing
 from ..services.records import current_entries, delete_topics, stored_placeholders
@@ -169,9 +169,10 @@ def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds, 0 or more")
+        value = float("nan")
+    problem = seconds_problem(value)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{text!r} {problem}")
     return value
 
 

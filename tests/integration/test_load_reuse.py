@@ -107,7 +107,7 @@ def test_a_scripts_creates_count_the_cluster_once(
 def test_a_max_age_that_is_not_a_number_of_seconds_is_refused(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for wrong in ("-1", "soon", "inf"):
+    for wrong in ("-1", "soon", "inf", "nan"):
         with pytest.raises(SystemExit) as exit_:
             main(
                 [

@@ -52,6 +52,14 @@ def test_the_example_file_documents_a_valid_config(monkeypatch: pytest.MonkeyPat
             {"profiles": {"p": {"bootstrap_servers": "h:1", "load_max_age": -1}}},
             "load_max_age must be a number of seconds, 0 or more",
         ),
+        (  # TOML's inf and nan: refused as on the command line
+            {"profiles": {"p": {"bootstrap_servers": "h:1", "load_max_age": float("inf")}}},
+            "load_max_age must be a number of seconds, 0 or more",
+        ),
+        (
+            {"profiles": {"p": {"bootstrap_servers": "h:1", "load_max_age": float("nan")}}},
+            "load_max_age must be a number of seconds, 0 or more",
+        ),
     ],
 )
 def test_a_bad_config_names_the_profile_and_key(body: dict[str, object], message: str) -> None:
