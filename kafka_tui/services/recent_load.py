@@ -1,4 +1,5 @@
-"""A recent load, reused: `topics create` / `topics alter --partitions` with `--load-max-age`.
+"""A recent load, reused by creates and grows given a maximum age (the profile's load_max_age
+or the command line's).
 
 Client placement balances against every broker's replicas and preferred leaders, and Kafka
 has no request that answers those without listing every partition: the broker's Metadata
@@ -30,7 +31,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..admin import TopicResult
 from ..admin.journal import TTL_SECONDS, ChangeJournal
@@ -42,6 +43,11 @@ log = logging.getLogger(__name__)
 # A cluster id as Kafka makes them (a UUID in URL-safe base64): the file's name. Any other
 # answer (a broker's is not ours to trust as a path) keeps nothing.
 _CLUSTER_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _named(cluster: str | None) -> TypeGuard[str]:
+    """Whether `cluster` can name the file: a Kafka cluster id, not None."""
+    return cluster is not None and _CLUSTER_ID.fullmatch(cluster) is not None
 
 
 def default_folder() -> Path:
@@ -72,7 +78,7 @@ class LoadReuse:
         """The kept load of `cluster` if it may serve now, else None. Never older than the
         journal remembers kafka-tui's own changes (TTL_SECONDS, 10 minutes), whatever the age
         asked: past that, a delete made since would go unseen."""
-        if cluster is None or not _CLUSTER_ID.fullmatch(cluster):
+        if not _named(cluster):
             return None
         with self._locked(cluster):
             kept = self._read(cluster)
@@ -91,7 +97,7 @@ class LoadReuse:
 
     def keep(self, cluster: str | None, load: Load, read_at: float) -> None:
         """Keep `load`, counted from every partition by a read that started at `read_at`."""
-        if cluster is None or not _CLUSTER_ID.fullmatch(cluster):
+        if not _named(cluster):
             return
         with self._locked(cluster):
             self._write(cluster, _Kept(read_at, load, {}))
@@ -100,7 +106,7 @@ class LoadReuse:
         """Add what a create or grow placed (its `results` that succeeded: the replica lists
         placed, and the topic's partition count after it) to the kept load, if there is one."""
         done = [r for r in results if r.ok and r.assignment]
-        if cluster is None or not _CLUSTER_ID.fullmatch(cluster) or not done:
+        if not _named(cluster) or not done:
             return
         with self._locked(cluster):
             kept = self._read(cluster)
