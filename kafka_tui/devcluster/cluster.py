@@ -1,4 +1,6 @@
-"""A real local Kafka cluster: KRaft 4.x (one controller + brokers) or ZooKeeper-mode 3.9.
+"""A real local Kafka cluster: KRaft (one controller + brokers) or ZooKeeper mode, of any
+Kafka version from 2.1 to 4.4 (versions.py says what differs; KRaft 4.4 and ZooKeeper-mode 3.9
+by default).
 
 State lives in `<root>/cluster.json` (mode 0600: a secured cluster's passwords are in it), so
 one command can start the cluster and later ones (status, stop-broker, down) find it again.
@@ -20,16 +22,17 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..admin.model import ConnectionSettings
 from ..paths import user_path
 from . import node, probe, props
 from . import security as security_module
-from .jars import KRAFT_VERSION, ZK_VERSION, KafkaJars, ensure_kafka
+from .jars import KafkaJars, ensure_kafka
 from .security import Security, SecurityState
+from .versions import Mode, Release, VersionError, choose, release
 
-Mode = Literal["kraft", "zk"]
+__all__ = ["ClusterError", "ClusterState", "DevCluster", "Mode", "NodeState", "default_root"]
 
 
 def _heap_mb(variable: str, default: int) -> int:
@@ -65,6 +68,10 @@ class ClusterState:
     @property
     def security_name(self) -> Security:
         return "sasl_ssl" if self.security else "plaintext"
+
+    @property
+    def release(self) -> Release:
+        return release(self.version)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ClusterState:
@@ -152,24 +159,41 @@ class DevCluster:
 
     def up(
         self,
-        mode: Mode = "kraft",
+        mode: Mode | None = "kraft",
         brokers: int = 3,
         timeout: float = 180.0,
         security: Security = "plaintext",
+        kafka_version: str | None = None,
     ) -> ClusterState:
+        """Start the cluster, or reuse the one in `root` when it is what was asked. Without
+        `mode`, KRaft where `kafka_version` has it; without `kafka_version`, the mode's
+        default (versions.KRAFT_VERSION / ZK_VERSION, or the running cluster's)."""
         started = time.monotonic()
+        try:
+            mode, found = choose(mode, kafka_version)
+            problem = found.security_problem(mode, security)
+        except VersionError as exc:
+            raise ClusterError(str(exc)) from None
+        if problem is not None:
+            raise ClusterError(problem)
         state = self.load()
         if state is not None and (
-            state.mode != mode or len(state.brokers) != brokers or state.security_name != security
+            state.mode != mode
+            or len(state.brokers) != brokers
+            or state.security_name != security
+            or (kafka_version is not None and state.version != kafka_version)
         ):
             raise ClusterError(
-                f"a {state.security_name} {state.mode} cluster with {len(state.brokers)} "
-                f"broker(s) is already in {self.root}; run `kafka-tui dev-cluster down` first"
+                f"a {state.security_name} {state.mode} cluster of Kafka {state.version} with "
+                f"{len(state.brokers)} broker(s) is already in {self.root}; run "
+                "`kafka-tui dev-cluster down` first"
             )
         if state is None:
-            state = self._fresh_state(mode, brokers, security)
+            state = self._fresh_state(mode, brokers, security, found.version)
         jars = self._jars(state)
         state.jars_downloaded = jars.downloaded
+        if jars.fetch_seconds is not None:
+            state.timings["fetch_seconds"] = jars.fetch_seconds
         self._save(state)
         self._start_quorum(state, jars, timeout)
         if state.mode == "zk" and state.security is not None:
@@ -187,7 +211,9 @@ class DevCluster:
         self._save(state)
         return state
 
-    def _fresh_state(self, mode: Mode, count: int, security: Security) -> ClusterState:
+    def _fresh_state(
+        self, mode: Mode, count: int, security: Security, version: str
+    ) -> ClusterState:
         if count < 1:
             raise ClusterError("a cluster needs at least one broker")
         shutil.rmtree(self.root, ignore_errors=True)
@@ -203,7 +229,7 @@ class DevCluster:
             quorum = NodeState(name="controller", id=props.CONTROLLER_ID, port=ports[0])
             return ClusterState(
                 mode,
-                KRAFT_VERSION,
+                version,
                 _kafka_cluster_id(),
                 brokers,
                 controller=quorum,
@@ -211,7 +237,7 @@ class DevCluster:
             )
         return ClusterState(
             mode,
-            ZK_VERSION,
+            version,
             "",
             brokers,
             zookeeper=NodeState("zookeeper", ports[0]),
@@ -244,6 +270,7 @@ class DevCluster:
                 controller_port=state.controller.port,
                 data_dir=d / "data",
                 brokers=len(state.brokers),
+                found=state.release,
                 rack=n.rack,
                 extra=extra,
             )
@@ -255,12 +282,13 @@ class DevCluster:
             zk_port=state.zookeeper.port,
             data_dir=d / "data",
             brokers=len(state.brokers),
+            found=state.release,
             rack=n.rack,
             extra=extra,
         )
 
     def _logging_flags(self, state: ClusterState, n: NodeState) -> list[str]:
-        if state.mode == "kraft":
+        if state.release.logging == "log4j2":
             return [
                 f"-Dlog4j2.configurationFile={props.log4j2(self._dir(n) / 'log4j2.properties')}"
             ]

@@ -11,14 +11,27 @@ from pathlib import Path
 from typing import Any
 
 from .cluster import ClusterError, DevCluster
-from .jars import KRAFT_VERSION, ZK_VERSION, JarFetchError, ensure_kafka
+from .jars import JarFetchError, ensure_kafka
 from .security import ADMIN, SECURITIES, USERS
 from .spark import SparkClusterError, SparkDevCluster
+from .versions import KRAFT, KRAFT_VERSION, NEWEST_MINOR, OLDEST, ZK_VERSION
+
+
+def _minor(version: tuple[int, ...]) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+_VERSION_HELP = (
+    f"a Kafka release from {_minor(OLDEST)} to {_minor(NEWEST_MINOR)}, e.g. 2.8.2 "
+    f"(default: {KRAFT_VERSION} in KRaft mode, {ZK_VERSION} in ZooKeeper mode)"
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     dev = subparsers.add_parser(
-        "dev-cluster", help="run a real local Kafka cluster (KRaft 4.x or ZooKeeper 3.9)"
+        "dev-cluster",
+        help=f"run a real local Kafka cluster ({_minor(OLDEST)}-{_minor(NEWEST_MINOR)}, "
+        "KRaft or ZooKeeper mode)",
     )
     dev.add_argument(
         "--dir",
@@ -29,7 +42,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     actions = dev.add_subparsers(dest="dev_action", required=True, metavar="ACTION")
     up = actions.add_parser("up", help="start the cluster (reuses it when already up)")
-    up.add_argument("--mode", choices=["kraft", "zk"], default="kraft")
+    up.add_argument(
+        "--mode",
+        choices=["kraft", "zk"],
+        default=None,
+        help=f"kraft ({_minor(KRAFT)} and newer) or zk (before 4.0); default: kraft where "
+        "--kafka-version has it, else zk",
+    )
+    up.add_argument("--kafka-version", default=None, metavar="V", help=_VERSION_HELP)
     up.add_argument("--brokers", type=int, default=3)
     up.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for start-up")
     up.add_argument(
@@ -39,7 +59,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="sasl_ssl: TLS from the cluster's own CA, SCRAM-SHA-512 users admin, viewer and "
         "creator with ACLs (default: plaintext, no authorization)",
     )
-    actions.add_parser("fetch", help="fetch the Kafka jars into the cache (once)")
+    fetch = actions.add_parser("fetch", help="fetch the Kafka jars into the cache (once)")
+    fetch.add_argument(
+        "--kafka-version",
+        action="append",
+        default=None,
+        metavar="V",
+        help=f"this release only (repeatable; default: {KRAFT_VERSION} and {ZK_VERSION})",
+    )
     actions.add_parser("down", help="stop every node and delete the cluster's data")
     actions.add_parser("status", help="show nodes, ports, pids and memory")
     stop = actions.add_parser("stop-broker", help="stop one broker (clean shutdown by default)")
@@ -229,13 +256,23 @@ def run(args: argparse.Namespace, output: str) -> int:
     try:
         match args.dev_action:
             case "up":
-                cluster.up(args.mode, args.brokers, args.timeout, security=args.security)
+                cluster.up(
+                    args.mode,
+                    args.brokers,
+                    args.timeout,
+                    security=args.security,
+                    kafka_version=args.kafka_version,
+                )
                 _print_status(cluster.status(), as_json)
             case "fetch":
-                for version in (KRAFT_VERSION, ZK_VERSION):
+                for version in args.kafka_version or (KRAFT_VERSION, ZK_VERSION):
                     jars = ensure_kafka(version)
-                    verb = "fetched" if jars.downloaded else "cached"
-                    print(f"Kafka {version}: {verb} in {jars.libs}")
+                    verb = (
+                        f"fetched in {jars.fetch_seconds:.0f}s"
+                        if jars.fetch_seconds is not None
+                        else "cached"
+                    )
+                    print(f"Kafka {version}: {verb}, {jars.size_bytes / 1e6:.0f} MB in {jars.libs}")
             case "status":
                 _print_status(cluster.status(), as_json)
             case "profile":

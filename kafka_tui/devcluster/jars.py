@@ -9,19 +9,21 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import user_path
+from .versions import KRAFT_VERSION, ZK_VERSION, Coordinate, Release, VersionError, release
 
-KRAFT_VERSION = "4.1.2"
-ZK_VERSION = "3.9.2"
-
-# Kafka 4.x logs through log4j2, 3.x through reload4j; neither POM brings the slf4j binding.
-_LOGGING_BINDINGS: dict[str, list[tuple[str, str, str]]] = {
-    "4": [("org.apache.logging.log4j", "log4j-slf4j-impl", "2.25.3")],
-    "3": [("org.slf4j", "slf4j-reload4j", "1.7.36")],
-}
+__all__ = [
+    "KRAFT_VERSION",
+    "ZK_VERSION",
+    "JarFetchError",
+    "KafkaJars",
+    "cache_root",
+    "ensure_kafka",
+]
 
 _COMPLETE_MARKER = ".complete"
 
@@ -35,6 +37,12 @@ class KafkaJars:
     version: str
     libs: Path
     downloaded: bool
+    # The first fetch: Maven's wall time and the jars' total size (None when cached).
+    fetch_seconds: float | None = None
+
+    @property
+    def size_bytes(self) -> int:
+        return sum(p.stat().st_size for p in self.libs.glob("*.jar"))
 
     @property
     def classpath(self) -> str:
@@ -45,25 +53,38 @@ def cache_root() -> Path:
     return user_path("KAFKA_TUI_CACHE", "XDG_CACHE_HOME", ".cache")
 
 
-def _pom(version: str) -> str:
-    coords = [
-        ("org.apache.kafka", "kafka_2.13", version),
-        # TopicCommand and StorageTool's helpers live here; the benchmarks use TopicCommand.
-        ("org.apache.kafka", "kafka-tools", version),
-        *_LOGGING_BINDINGS[version.split(".")[0]],
-    ]
+def _xml(tag: str, coords: Coordinate, inner: str = "") -> str:
+    g, a, v = coords
+    return (
+        f"    <{tag}><groupId>{g}</groupId><artifactId>{a}</artifactId>"
+        f"<version>{v}</version>{inner}</{tag}>"
+    )
+
+
+def _pom(found: Release) -> str:
+    exclusions = "".join(
+        f"<exclusion><groupId>{g}</groupId><artifactId>{a}</artifactId></exclusion>"
+        for g, a in found.excluded()
+    )
+    kafka = f"<exclusions>{exclusions}</exclusions>" if exclusions else ""
     deps = "\n".join(
-        f"    <dependency><groupId>{g}</groupId><artifactId>{a}</artifactId>"
-        f"<version>{v}</version></dependency>"
-        for g, a, v in coords
+        _xml("dependency", c, kafka if c[0] == "org.apache.kafka" else "")
+        for c in found.dependencies()
+    )
+    pinned = "\n".join(_xml("dependency", c) for c in found.pinned())
+    managed = (
+        f"  <dependencyManagement><dependencies>\n{pinned}\n  </dependencies>"
+        "</dependencyManagement>\n"
+        if pinned
+        else ""
     )
     return f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>kafka-tui.devcluster</groupId>
-  <artifactId>kafka-{version}</artifactId>
+  <artifactId>kafka-{found.version}</artifactId>
   <version>1</version>
   <packaging>pom</packaging>
-  <dependencies>
+{managed}  <dependencies>
 {deps}
   </dependencies>
 </project>
@@ -72,16 +93,21 @@ def _pom(version: str) -> str:
 
 def ensure_kafka(version: str, cache: Path | None = None, mvn: str = "mvn") -> KafkaJars:
     """Return the cached jars for `version`, fetching them with Maven the first time only."""
+    try:
+        found = release(version)
+    except VersionError as exc:
+        raise JarFetchError(str(exc)) from None
     home = (cache or cache_root()) / f"kafka-{version}"
     libs = home / "libs"
-    if (home / _COMPLETE_MARKER).exists() and any(libs.glob("kafka_2.13-*.jar")):
+    if (home / _COMPLETE_MARKER).exists() and any(libs.glob(f"{found.core_artifact}-*.jar")):
         return KafkaJars(version, libs, downloaded=False)
     if shutil.which(mvn) is None:
         raise JarFetchError(
             f"Maven ({mvn!r}) is not on PATH; it is needed once to fetch Kafka {version}"
         )
+    started = time.monotonic()
     home.mkdir(parents=True, exist_ok=True)
-    (home / "pom.xml").write_text(_pom(version))
+    (home / "pom.xml").write_text(_pom(found))
     staging = home / "libs.partial"
     shutil.rmtree(staging, ignore_errors=True)
     proc = subprocess.run(
@@ -105,4 +131,5 @@ def ensure_kafka(version: str, cache: Path | None = None, mvn: str = "mvn") -> K
     shutil.rmtree(libs, ignore_errors=True)
     staging.rename(libs)
     (home / _COMPLETE_MARKER).write_text(version + "\n")
-    return KafkaJars(version, libs, downloaded=True)
+    seconds = round(time.monotonic() - started, 2)
+    return KafkaJars(version, libs, downloaded=True, fetch_seconds=seconds)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from .versions import Release
+
 # Settings that replace or add to a node's defaults (a secured cluster's listeners and TLS).
 Extra = Mapping[str, str | int] | None
 
@@ -34,17 +36,20 @@ def _write(path: Path, entries: dict[str, str | int]) -> Path:
     return path
 
 
-def _broker_defaults(brokers: int) -> dict[str, str | int]:
+def _broker_defaults(brokers: int, found: Release) -> dict[str, str | int]:
+    """Only settings `found` knows: a broker logs every unknown one at start-up."""
     rf = min(3, brokers)
     isr = min(2, brokers)
-    return {
+    settings: dict[str, str | int] = {
         "log.segment.delete.delay.ms": 5000,
         "offsets.topic.replication.factor": rf,
         "transaction.state.log.replication.factor": rf,
         "transaction.state.log.min.isr": isr,
-        "share.coordinator.state.topic.replication.factor": rf,
-        "share.coordinator.state.topic.min.isr": isr,
     }
+    if found.has_share_coordinator():
+        settings["share.coordinator.state.topic.replication.factor"] = rf
+        settings["share.coordinator.state.topic.min.isr"] = isr
+    return settings
 
 
 def kraft_controller(path: Path, *, port: int, data_dir: Path, extra: Extra = None) -> Path:
@@ -71,6 +76,7 @@ def kraft_broker(
     controller_port: int,
     data_dir: Path,
     brokers: int,
+    found: Release,
     rack: str | None = None,
     extra: Extra = None,
 ) -> Path:
@@ -87,7 +93,7 @@ def kraft_broker(
             "inter.broker.listener.name": "PLAINTEXT",
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             "log.dirs": str(data_dir),
-            **_broker_defaults(brokers),
+            **_broker_defaults(brokers, found),
             **(extra or {}),
         },
     )
@@ -115,6 +121,7 @@ def zk_broker(
     zk_port: int,
     data_dir: Path,
     brokers: int,
+    found: Release,
     rack: str | None = None,
     extra: Extra = None,
 ) -> Path:
@@ -127,14 +134,14 @@ def zk_broker(
             "listeners": f"PLAINTEXT://127.0.0.1:{port}",
             "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
             "log.dirs": str(data_dir),
-            **_broker_defaults(brokers),
+            **_broker_defaults(brokers, found),
             **(extra or {}),
         },
     )
 
 
 def log4j2(path: Path) -> Path:
-    """Kafka 4.x: everything to stdout, which the dev cluster sends to the node's log file."""
+    """Kafka 4.x (log4j2): everything to stdout, which goes to the node's log file."""
     return _write(
         path,
         {
@@ -152,7 +159,7 @@ def log4j2(path: Path) -> Path:
 
 
 def log4j1(path: Path) -> Path:
-    """Kafka 3.x and ZooKeeper (reload4j): the same, in log4j 1 syntax."""
+    """Kafka 2.x-3.x and their ZooKeeper (reload4j): the same, in log4j 1 syntax."""
     return _write(
         path,
         {
