@@ -4,11 +4,14 @@
                                           [--bootstrap HOST:PORT]
 
 (1) A synthetic Metadata v12 body of TOPICS x PARTITIONS (RF replicas each, all in sync),
-encoded with aiokafka's generic Schema encoder, decoded by protocol.decode_metadata_response
-(every partition a record), the same with partitions=False (names, ids and counts), and by
+encoded by kio (Kafka's generated messages), decoded by the hand decoders STYLE 19 lets us
+keep only while they buy a figure: protocol.decode_metadata_response (every partition a
+record), the same with partitions=False (names, ids and counts), and
 protocol.decode_metadata_load (replicas and preferred leaders per broker, no per-partition
-object, no topic name), beside what a snapshot of every topic did for the load (decode,
-describe, count): the best CPU time of several runs, in partitions per second, and ratios.
+object, no topic name); beside them kio's generated reader alone and with the translation to
+the same records (what every other Metadata version costs), and what a snapshot of every
+topic did for the load (decode, describe, count): the best CPU time of several runs, in
+partitions per second, and ratios.
 (2) With --bootstrap: the same decoders on the cluster's own answer to one Metadata request
 for every topic, beside that request's round trip (sent, answered and read, undecoded) — the
 yardstick a placement's read of the load is measured against.
@@ -18,35 +21,61 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime
 import gc
 import time
 from collections.abc import Callable
 from typing import Any
 
-from kafka_tui.admin import ConnectionSettings, KafkaAdmin, protocol
+from kio.schema.errors import ErrorCode
+
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, protocol, wire
 from kafka_tui.admin.reading import AdminReads
 from kafka_tui.planning.placement import Load
 
 
 def synthetic(topics: int, partitions: int, rf: int, brokers: int = 3) -> bytes:
-    listed = [
-        (
-            0,
-            f"bench-topic-{t:06d}",
-            "AQIDBAUGBwgJCgsMDQ4PEA",
-            False,
-            [
-                (0, p, r[0], 0, r, r, [], {})
+    response = protocol.MetadataRequest.API.response_type(12)
+    topic, partition, broker = (
+        wire.nested(response, name)
+        for name in ("MetadataResponseTopic", "MetadataResponsePartition", "MetadataResponseBroker")
+    )
+    listed = tuple(
+        topic(
+            error_code=ErrorCode.none,
+            name=f"bench-topic-{t:06d}",
+            topic_id=wire.topic_id_value("AQIDBAUGBwgJCgsMDQ4PEA"),
+            is_internal=False,
+            partitions=tuple(
+                partition(
+                    error_code=ErrorCode.none,
+                    partition_index=p,
+                    leader_id=r[0],
+                    leader_epoch=0,
+                    replica_nodes=r,
+                    isr_nodes=r,
+                    offline_replicas=(),
+                )
                 for p in range(partitions)
-                for r in [[1 + (t + p + k) % brokers for k in range(rf)]]
-            ],
-            -2147483648,
-            {},
+                for r in [tuple(1 + (t + p + k) % brokers for k in range(rf))]
+            ),
+            topic_authorized_operations=-2147483648,
         )
         for t in range(topics)
-    ]
-    nodes = [(b, "127.0.0.1", 9092 + b, f"rack-{b}", {}) for b in range(1, brokers + 1)]
-    return bytes(protocol.METADATA_RESPONSE_SCHEMA.encode([0, nodes, "c", 1, listed, {}]))
+    )
+    nodes = tuple(
+        broker(node_id=b, host="127.0.0.1", port=9092 + b, rack=f"rack-{b}")
+        for b in range(1, brokers + 1)
+    )
+    return wire.encode(
+        response(
+            throttle_time=datetime.timedelta(0),
+            brokers=nodes,
+            cluster_id="c",
+            controller_id=1,
+            topics=listed,
+        )
+    )
 
 
 def described_load(body: bytes) -> Load:
@@ -73,10 +102,14 @@ def report(body: bytes, partitions: int, runs: int) -> dict[str, float]:
         "full": lambda: protocol.decode_metadata_response(body),
         "names only": lambda: protocol.decode_metadata_response(body, partitions=False),
         "full, described, counted": lambda: described_load(body),
+        "load": lambda: protocol.decode_metadata_load(body),
+        "kio (generated)": lambda: wire.decode(
+            protocol.MetadataRequest.API.response_type(12), body
+        ),
+        "kio, as records": lambda: protocol.metadata_answer(
+            wire.decode(protocol.MetadataRequest.API.response_type(12), body)[0]
+        ),
     }
-    load = getattr(protocol, "decode_metadata_load", None)
-    if load is not None:
-        decoders["load"] = lambda: load(body)
     took = {name: best(decode, runs) for name, decode in decoders.items()}
     for name, seconds in took.items():
         rate = partitions / seconds / 1e6

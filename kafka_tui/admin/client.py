@@ -483,7 +483,7 @@ class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, Ad
         ]
         answers: dict[str, TopicAnswer] = {}
         if ops:
-            request = protocol.IncrementalAlterConfigsRequest(ops, validate_only)
+            request = protocol.IncrementalAlterConfigsRequest.for_topics(ops, validate_only)
             response = await self._send_about(request, [t for t, _ in ops])
             for r in request.topic_answers(response):
                 code, message = self._lag_answer(r.name, r.error_code, r.error_message)

@@ -18,7 +18,6 @@ from . import protocol
 from .batches import batched, from_code, pipelined
 from .connection import AdminConnection, poll_until
 from .model import ConfigEntry, ConfigSource, TopicResult
-from .protocol_configs import ConfigWithSynonyms, DescribeConfigsWithSynonymsRequest
 
 # Topics per DescribeConfigs request: every config with its synonyms is ~6 KB a topic.
 CONFIG_BATCH = 100
@@ -42,15 +41,15 @@ class AdminConfigs(AdminConnection):
         errors: list[TopicResult] = []
 
         async def read(batch: list[str]) -> Any:
-            request = DescribeConfigsWithSynonymsRequest(
-                [(protocol.RESOURCE_TOPIC, t) for t in batch]
+            request = protocol.DescribeConfigsRequest(
+                [(protocol.RESOURCE_TOPIC, t) for t in batch], synonyms=True
             )
             return await self._send_about(request, batch)
 
         # READS_IN_FLIGHT batches at once: 100 topics with synonyms take the broker ~0.6 s.
         batches = batched(list(dict.fromkeys(names)), CONFIG_BATCH)
         async for response in pipelined(batches, read):
-            for result in DescribeConfigsWithSynonymsRequest.answer(response):
+            for result in protocol.DescribeConfigsRequest.answer(response):
                 name = result.resource_name
                 if result.error_code:
                     errors.append(
@@ -100,7 +99,7 @@ class AdminConfigs(AdminConnection):
         return set()
 
 
-def _with_default(config: ConfigWithSynonyms) -> ConfigWithDefault:
+def _with_default(config: protocol.ConfigValue) -> ConfigWithDefault:
     entry = ConfigEntry(
         name=config.name,
         value=config.value,

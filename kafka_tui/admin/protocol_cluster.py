@@ -1,33 +1,21 @@
-"""Kafka protocol messages for moving replicas and retiring brokers, which aiokafka 0.14 lacks.
+"""The requests that move replicas, elect leaders and retire brokers, on Kafka's generated wire
+(wire.py, kio), each at the highest version both sides know.
 
-Also DescribeLogDirs (35) v3, for the bytes a reassignment copies (v3 is the first with a
-top-level error code; Kafka 3.9 and 4.x both accept it), and IncrementalAlterConfigs on any
-resource type (broker resources carry the replication throttle rates).
-
-Schemas from Kafka's clients/src/main/resources/common/message/: AlterPartitionReassignments
-(45) and ListPartitionReassignments (46) at v0, which both Kafka 3.9 (ZooKeeper mode) and 4.x
-accept (4.1's v1 only adds AllowReplicationFactorChange, default true, so v0 behaves the
-same); UnregisterBroker (64) v0, which only KRaft clusters have: a ZooKeeper-mode broker
-leaves it out of its ApiVersions answer, so aiokafka refuses to send it.
+AlterPartitionReassignments (45) and ListPartitionReassignments (46) need Kafka 2.4; v1 of
+AlterPartitionReassignments (4.1) carries AllowReplicationFactorChange (KIP-860).
+ElectLeaders (43) needs 2.2, an unclean election 2.4 (v1). UnregisterBroker (64) exists on
+KRaft only: a ZooKeeper-mode broker leaves it out of its ApiVersions. DescribeLogDirs (35)
+gives the bytes a reassignment copies (its top-level error code from v3).
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from aiokafka.protocol.api import Request, RequestStruct, Response
-from aiokafka.protocol.types import Boolean, Int8, Int16, Int32, Int64, Schema
+from .wire import Api, WireRequest, code, millis, nested, shape
 
-from .protocol import (
-    _INCREMENTAL_ALTER_CONFIGS_V1,
-    INT32_ARRAY,
-    STRING,
-    TAGS,
-    _array,
-    _flexible_request,
-    _response,
-    altered_resources,
-)
+ELECTION_PREFERRED = 0
+ELECTION_UNCLEAN = 1
 
 
 class PartitionAnswer(NamedTuple):
@@ -82,348 +70,181 @@ class LogDirs(NamedTuple):
     dirs: list[LogDir]
 
 
-# -- AlterPartitionReassignments (45) v0 ---------------------------------------------------
-
-_ALTER_PARTITION_REASSIGNMENTS_V0 = _flexible_request(
-    45,
-    0,
-    Schema(
-        ("timeout_ms", Int32),
-        (
-            "topics",
-            _array(
-                ("name", STRING),
-                # replicas: a nullable compact array; null cancels a pending reassignment.
-                ("partitions", _array(("partition_index", Int32), ("replicas", INT32_ARRAY))),
-            ),
-        ),
-        TAGS,
-    ),
-    _response(
-        45,
-        0,
-        Schema(
-            ("throttle_time_ms", Int32),
-            ("error_code", Int16),
-            ("error_message", STRING),
-            (
-                "responses",
-                _array(
-                    ("name", STRING),
-                    (
-                        "partitions",
-                        _array(
-                            ("partition_index", Int32),
-                            ("error_code", Int16),
-                            ("error_message", STRING),
-                        ),
-                    ),
-                ),
-            ),
-            TAGS,
-        ),
-    ),
-)
+# -- AlterPartitionReassignments (45) -------------------------------------------------------
 
 
-class AlterPartitionReassignmentsRequest(Request[RequestStruct]):
+class AlterPartitionReassignmentsRequest(WireRequest):
+    """`topics`: (name, [(partition, replicas or None to cancel)]). `allow_rf_change=False`
+    (sent from v1, Kafka 4.1) makes the controller refuse a move that would change a
+    partition's replica count; older brokers never check it."""
+
+    API = Api(45, "AlterPartitionReassignments", 0, 1)
     API_KEY = 45
 
     def __init__(
-        self, topics: list[tuple[str, list[tuple[int, list[int] | None]]]], timeout_ms: int
+        self,
+        topics: list[tuple[str, list[tuple[int, list[int] | None]]]],
+        timeout_ms: int,
+        *,
+        allow_rf_change: bool = True,
     ) -> None:
         self.topics = topics
         self.timeout_ms = timeout_ms
+        self.allow_rf_change = allow_rf_change
 
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        topics: Any = [
-            (name, [(p, replicas, {}) for p, replicas in partitions], {})
-            for name, partitions in self.topics
-        ]
-        return request_struct_class(self.timeout_ms, topics, {})
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        topic = nested(request, "ReassignableTopic")
+        partition = nested(request, "ReassignablePartition")
+        return shape(
+            request,
+            timeout=millis(self.timeout_ms),
+            allow_replication_factor_change=self.allow_rf_change,
+            topics=tuple(
+                shape(
+                    topic,
+                    name=name,
+                    partitions=tuple(
+                        shape(
+                            partition,
+                            partition_index=p,
+                            replicas=None if replicas is None else tuple(replicas),
+                        )
+                        for p, replicas in partitions
+                    ),
+                )
+                for name, partitions in self.topics
+            ),
+        )
 
     @staticmethod
-    def answer(response: Response) -> PartitionAnswers:
-        raw = response.to_object()
+    def answer(response: Any) -> PartitionAnswers:
         return PartitionAnswers(
-            raw["error_code"],
-            raw["error_message"],
+            code(response.error_code),
+            response.error_message,
             [
-                PartitionAnswer(
-                    t["name"], p["partition_index"], p["error_code"], p["error_message"]
-                )
-                for t in raw["responses"] or []
-                for p in t["partitions"] or []
+                PartitionAnswer(t.name, p.partition_index, code(p.error_code), p.error_message)
+                for t in response.responses
+                for p in t.partitions
             ],
         )
 
 
-# -- ListPartitionReassignments (46) v0 ----------------------------------------------------
-
-_LIST_PARTITION_REASSIGNMENTS_V0 = _flexible_request(
-    46,
-    0,
-    Schema(
-        ("timeout_ms", Int32),
-        # null lists every ongoing reassignment
-        ("topics", _array(("name", STRING), ("partition_indexes", INT32_ARRAY))),
-        TAGS,
-    ),
-    _response(
-        46,
-        0,
-        Schema(
-            ("throttle_time_ms", Int32),
-            ("error_code", Int16),
-            ("error_message", STRING),
-            (
-                "topics",
-                _array(
-                    ("name", STRING),
-                    (
-                        "partitions",
-                        _array(
-                            ("partition_index", Int32),
-                            ("replicas", INT32_ARRAY),
-                            ("adding_replicas", INT32_ARRAY),
-                            ("removing_replicas", INT32_ARRAY),
-                        ),
-                    ),
-                ),
-            ),
-            TAGS,
-        ),
-    ),
-)
+# -- ListPartitionReassignments (46) -----------------------------------------------------------
 
 
-class ListPartitionReassignmentsRequest(Request[RequestStruct]):
+class ListPartitionReassignmentsRequest(WireRequest):
+    """`topics`: (name, partitions); None lists every ongoing reassignment."""
+
+    API = Api(46, "ListPartitionReassignments", 0, 0)
     API_KEY = 46
 
     def __init__(self, topics: list[tuple[str, list[int]]] | None, timeout_ms: int) -> None:
         self.topics = topics
         self.timeout_ms = timeout_ms
 
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        topics: Any = (
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        topic = nested(request, "ListPartitionReassignmentsTopics")
+        topics = (
             None
             if self.topics is None
-            else [(name, partitions, {}) for name, partitions in self.topics]
+            else tuple(
+                shape(topic, name=name, partition_indexes=tuple(partitions))
+                for name, partitions in self.topics
+            )
         )
-        return request_struct_class(self.timeout_ms, topics, {})
+        return shape(request, timeout=millis(self.timeout_ms), topics=topics)
 
     @staticmethod
-    def answer(response: Response) -> Reassignments:
-        raw = response.to_object()
+    def answer(response: Any) -> Reassignments:
         return Reassignments(
-            raw["error_code"],
-            raw["error_message"],
+            code(response.error_code),
+            response.error_message,
             [
                 ReassigningPartition(
-                    t["name"],
-                    p["partition_index"],
-                    list(p["replicas"] or []),
-                    list(p["adding_replicas"] or []),
-                    list(p["removing_replicas"] or []),
+                    t.name,
+                    p.partition_index,
+                    list(p.replicas),
+                    list(p.adding_replicas),
+                    list(p.removing_replicas),
                 )
-                for t in raw["topics"] or []
-                for p in t["partitions"] or []
+                for t in response.topics
+                for p in t.partitions
             ],
         )
 
 
-# -- UnregisterBroker (64) v0: KRaft only --------------------------------------------------
-
-_UNREGISTER_BROKER_V0 = _flexible_request(
-    64,
-    0,
-    Schema(("broker_id", Int32), TAGS),
-    _response(
-        64,
-        0,
-        Schema(
-            ("throttle_time_ms", Int32),
-            ("error_code", Int16),
-            ("error_message", STRING),
-            TAGS,
-        ),
-    ),
-)
+# -- UnregisterBroker (64): KRaft only ---------------------------------------------------------
 
 
-class UnregisterBrokerRequest(Request[RequestStruct]):
+class UnregisterBrokerRequest(WireRequest):
+    API = Api(64, "UnregisterBroker", 0, 0)
     API_KEY = 64
 
     def __init__(self, broker_id: int) -> None:
         self.broker_id = broker_id
 
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        return request_struct_class(self.broker_id, {})
+    def message(self, version: int) -> Any:
+        return shape(self.API.request_type(version), broker_id=self.broker_id)
 
     @staticmethod
-    def answer(response: Response) -> ErrorAnswer:
-        raw = response.to_object()
-        return ErrorAnswer(raw["error_code"], raw["error_message"])
+    def answer(response: Any) -> ErrorAnswer:
+        return ErrorAnswer(code(response.error_code), response.error_message)
 
 
-# -- DescribeLogDirs (35) v3: every partition's size on the broker asked -------------------
-
-_DESCRIBE_LOG_DIRS_V3 = _flexible_request(
-    35,
-    3,
-    Schema(
-        # null: every topic
-        ("topics", _array(("topic", STRING), ("partitions", INT32_ARRAY))),
-        TAGS,
-    ),
-    _response(
-        35,
-        3,
-        Schema(
-            ("throttle_time_ms", Int32),
-            ("error_code", Int16),
-            (
-                "results",
-                _array(
-                    ("error_code", Int16),
-                    ("log_dir", STRING),
-                    (
-                        "topics",
-                        _array(
-                            ("name", STRING),
-                            (
-                                "partitions",
-                                _array(
-                                    ("partition_index", Int32),
-                                    ("partition_size", Int64),
-                                    ("offset_lag", Int64),
-                                    ("is_future_key", Boolean),
-                                ),
-                            ),
-                        ),
-                    ),
-                ),
-            ),
-            TAGS,
-        ),
-    ),
-)
+# -- DescribeLogDirs (35): every partition's size on the broker asked --------------------------
 
 
-class DescribeLogDirsRequest(Request[RequestStruct]):
+class DescribeLogDirsRequest(WireRequest):
+    """`topics`: (name, partitions); None: every topic."""
+
+    API = Api(35, "DescribeLogDirs", 1, 4)
     API_KEY = 35
 
     def __init__(self, topics: list[tuple[str, list[int]]] | None) -> None:
         self.topics = topics
 
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        topics: Any = (
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        topic = nested(request, "DescribableLogDirTopic")
+        topics = (
             None
             if self.topics is None
-            else [(name, partitions, {}) for name, partitions in self.topics]
+            else tuple(
+                shape(topic, topic=name, partitions=tuple(partitions))
+                for name, partitions in self.topics
+            )
         )
-        return request_struct_class(topics, {})
+        return shape(request, topics=topics)
 
     @staticmethod
-    def answer(response: Response) -> LogDirs:
-        raw = response.to_object()
+    def answer(response: Any) -> LogDirs:
         return LogDirs(
-            raw["error_code"],
+            code(getattr(response, "error_code", 0)),
             [
                 LogDir(
-                    d["error_code"],
-                    d["log_dir"],
+                    code(d.error_code),
+                    d.log_dir,
                     [
-                        ReplicaSize(
-                            t["name"],
-                            p["partition_index"],
-                            p["partition_size"],
-                            p["is_future_key"],
-                        )
-                        for t in d["topics"] or []
-                        for p in t["partitions"] or []
+                        ReplicaSize(t.name, p.partition_index, p.partition_size, p.is_future_key)
+                        for t in d.topics
+                        for p in t.partitions
                     ],
                 )
-                for d in raw["results"] or []
+                for d in response.results
             ],
         )
 
 
-# -- IncrementalAlterConfigs (44) v1 on any resource (protocol.py's covers topics only) -----
+# -- ElectLeaders (43): preferred (2.2+) or unclean (2.4+, v1) leader election (KIP-460) --------
 
 
-class AlterResourceConfigsRequest(Request[RequestStruct]):
-    """`resources`: (resource type, name, [(key, op, value)]); protocol.RESOURCE_BROKER
-    resources must be sent to that broker."""
-
-    API_KEY = 44
-
-    def __init__(self, resources: list[tuple[int, str, list[tuple[str, int, str | None]]]]) -> None:
-        self.resources = resources
-
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        resources: Any = [
-            (kind, name, [(k, op, v, {}) for k, op, v in ops], {})
-            for kind, name, ops in self.resources
-        ]
-        return request_struct_class(resources, False, {})
-
-    answer = staticmethod(altered_resources)
-
-
-DescribeLogDirsRequest._CLASSES = (_DESCRIBE_LOG_DIRS_V3,)
-AlterResourceConfigsRequest._CLASSES = (_INCREMENTAL_ALTER_CONFIGS_V1,)
-AlterPartitionReassignmentsRequest._CLASSES = (_ALTER_PARTITION_REASSIGNMENTS_V0,)
-ListPartitionReassignmentsRequest._CLASSES = (_LIST_PARTITION_REASSIGNMENTS_V0,)
-UnregisterBrokerRequest._CLASSES = (_UNREGISTER_BROKER_V0,)
-
-
-# -- ElectLeaders (43) v2: preferred or unclean leader election (KIP-460) --------------------
-# v1 added ElectionType and the top-level error code; v2 is the first flexible version. Kafka
-# 3.9 (ZooKeeper mode) and 4.1 both accept v0-v2.
-
-ELECTION_PREFERRED = 0
-ELECTION_UNCLEAN = 1
-
-_ELECT_LEADERS_V2 = _flexible_request(
-    43,
-    2,
-    Schema(
-        ("election_type", Int8),
-        # null: every partition of the cluster (kafka-tui always names them)
-        ("topic_partitions", _array(("topic", STRING), ("partition_ids", INT32_ARRAY))),
-        ("timeout_ms", Int32),
-        TAGS,
-    ),
-    _response(
-        43,
-        2,
-        Schema(
-            ("throttle_time_ms", Int32),
-            ("error_code", Int16),
-            (
-                "replica_election_results",
-                _array(
-                    ("topic", STRING),
-                    (
-                        "partition_result",
-                        _array(
-                            ("partition_id", Int32),
-                            ("error_code", Int16),
-                            ("error_message", STRING),
-                        ),
-                    ),
-                ),
-            ),
-            TAGS,
-        ),
-    ),
-)
-
-
-class ElectLeadersRequest(Request[RequestStruct]):
+class ElectLeadersRequest(WireRequest):
     """`election_type`: ELECTION_PREFERRED or ELECTION_UNCLEAN; `topics`: (topic, partitions)."""
 
+    API = Api(43, "ElectLeaders", 0, 2)
+    UNCLEAN = Api(43, "ElectLeaders (unclean election)", 1, 2)
     API_KEY = 43
 
     def __init__(
@@ -433,22 +254,30 @@ class ElectLeadersRequest(Request[RequestStruct]):
         self.topics = topics
         self.timeout_ms = timeout_ms
 
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        topics: Any = [(name, partitions, {}) for name, partitions in self.topics]
-        return request_struct_class(self.election_type, topics, self.timeout_ms, {})
+    def api(self) -> Api:
+        return self.UNCLEAN if self.election_type != ELECTION_PREFERRED else self.API
 
-    @staticmethod
-    def answer(response: Response) -> PartitionAnswers:
-        raw = response.to_object()
-        return PartitionAnswers(
-            raw["error_code"],
-            None,
-            [
-                PartitionAnswer(t["topic"], p["partition_id"], p["error_code"], p["error_message"])
-                for t in raw["replica_election_results"] or []
-                for p in t["partition_result"] or []
-            ],
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        topic = nested(request, "TopicPartitions")
+        return shape(
+            request,
+            election_type=self.election_type,
+            topic_partitions=tuple(
+                shape(topic, topic=name, partitions=tuple(partitions))
+                for name, partitions in self.topics
+            ),
+            timeout=millis(self.timeout_ms),
         )
 
-
-ElectLeadersRequest._CLASSES = (_ELECT_LEADERS_V2,)
+    @staticmethod
+    def answer(response: Any) -> PartitionAnswers:
+        return PartitionAnswers(
+            code(getattr(response, "error_code", 0)),
+            None,
+            [
+                PartitionAnswer(t.topic, p.partition_id, code(p.error_code), p.error_message)
+                for t in response.replica_election_results
+                for p in t.partition_result
+            ],
+        )

@@ -25,7 +25,7 @@ from aiokafka.protocol.types import (
     Schema,
 )
 
-from .protocol import INT32_ARRAY, STRING, TAGS, _array, _flexible_request, _response
+from .protocol_legacy import INT32_ARRAY, STRING, TAGS, _array, _flexible_request, _response
 
 _STRINGS = CompactArray(STRING)
 

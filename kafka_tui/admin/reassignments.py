@@ -19,7 +19,6 @@ from .errors import AdminError, KafkaRequestError, ValidationError, error_name
 from .model import DEFAULT_TIMEOUT_MS
 from .protocol_cluster import (
     AlterPartitionReassignmentsRequest,
-    AlterResourceConfigsRequest,
     DescribeLogDirsRequest,
     ListPartitionReassignmentsRequest,
     UnregisterBrokerRequest,
@@ -499,7 +498,7 @@ class AdminReassignments(AdminConnection):
     ) -> None:
         """`node`: the broker whose own config changes; without it (topic configs), a broker
         that knows the topics (`_send_about`)."""
-        request = AlterResourceConfigsRequest(resources)
+        request = protocol.IncrementalAlterConfigsRequest(resources)
         if node is None:
             sent = await self._send_about(request, [name for _, name, _ in resources])
         else:

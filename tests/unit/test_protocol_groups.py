@@ -1,4 +1,4 @@
-"""The consumer-group answers (and DescribeConfigs with synonyms) decode into typed records:
+"""The consumer-group answers decode into typed records:
 each answer is encoded with aiokafka's own Schema for the response, decoded by its Response
 class as a broker's bytes would be, then read through the request's `answer`."""
 
@@ -9,15 +9,6 @@ from typing import Any
 
 from aiokafka.protocol.api import Request, Response
 
-from kafka_tui.admin import protocol
-from kafka_tui.admin.configs import ConfigWithDefault, _with_default
-from kafka_tui.admin.model import ConfigEntry, ConfigSource
-from kafka_tui.admin.protocol_configs import (
-    ConfigResourceWithSynonyms,
-    ConfigSynonym,
-    ConfigWithSynonyms,
-    DescribeConfigsWithSynonymsRequest,
-)
 from kafka_tui.admin.protocol_groups import (
     CommittedOffset,
     Coordinator,
@@ -102,79 +93,3 @@ def test_find_coordinator() -> None:
         Coordinator("orders-app", 2, 0),
         Coordinator("gone", -1, 15),
     ]
-
-
-def test_describe_configs_with_synonyms() -> None:
-    topic, default, broker = (
-        ConfigSource.DYNAMIC_TOPIC_CONFIG.value,
-        ConfigSource.DEFAULT_CONFIG.value,
-        ConfigSource.STATIC_BROKER_CONFIG.value,
-    )
-    retention = (
-        "retention.ms",
-        "3600000",
-        False,
-        topic,
-        False,
-        [
-            ("retention.ms", "3600000", topic, NO_TAGS),
-            ("log.retention.ms", "86400000", broker, NO_TAGS),
-            ("log.retention.hours", "168", default, NO_TAGS),
-        ],
-        5,
-        None,
-        NO_TAGS,
-    )
-    cleanup: tuple[Any, ...] = (
-        "cleanup.policy",
-        "delete",
-        False,
-        default,
-        False,
-        [],
-        2,
-        None,
-        NO_TAGS,
-    )
-    results = [
-        (0, None, protocol.RESOURCE_TOPIC, "orders", [retention, cleanup], NO_TAGS),
-        (3, "This server does not host this topic.", protocol.RESOURCE_TOPIC, "gone", [], NO_TAGS),
-    ]
-    answer = DescribeConfigsWithSynonymsRequest.answer(
-        wire(DescribeConfigsWithSynonymsRequest, 0, results, NO_TAGS)
-    )
-    decoded_retention = ConfigWithSynonyms(
-        "retention.ms",
-        "3600000",
-        False,
-        topic,
-        False,
-        [
-            ConfigSynonym("retention.ms", "3600000", topic),
-            ConfigSynonym("log.retention.ms", "86400000", broker),
-            ConfigSynonym("log.retention.hours", "168", default),
-        ],
-    )
-    decoded_cleanup = ConfigWithSynonyms("cleanup.policy", "delete", False, default, False, [])
-    assert answer == [
-        ConfigResourceWithSynonyms(
-            0, None, protocol.RESOURCE_TOPIC, "orders", [decoded_retention, decoded_cleanup]
-        ),
-        ConfigResourceWithSynonyms(
-            3, "This server does not host this topic.", protocol.RESOURCE_TOPIC, "gone", []
-        ),
-    ]
-    # the value underneath an override: its first synonym that is not the topic's own
-    assert _with_default(decoded_retention) == ConfigWithDefault(
-        ConfigEntry("retention.ms", "3600000", ConfigSource.DYNAMIC_TOPIC_CONFIG, False, False),
-        "86400000",
-    )
-    assert _with_default(decoded_cleanup).default is None
-
-
-def test_the_synonyms_request_asks_for_synonyms() -> None:
-    request = DescribeConfigsWithSynonymsRequest([(protocol.RESOURCE_TOPIC, "orders")])
-    (struct,) = DescribeConfigsWithSynonymsRequest._CLASSES
-    built = request.build(struct)
-    assert built.include_synonyms is True
-    assert built.include_documentation is False
