@@ -243,6 +243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from . import audit as audit_log
 
             return audit_log.run_local(args, settings)
+        if args.command == "topics":
+            from . import topics
+
+            topics.check_flags(args)
         profile = _resolve(args, settings)
         audit.configure(path=profile.audit_log, profile=profile.name)
         return asyncio.run(_run_admin(args, profile))

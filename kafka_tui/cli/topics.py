@@ -431,6 +431,24 @@ def _filter_partitions(
     return replace(topic, partitions=keep)
 
 
+def check_flags(args: argparse.Namespace) -> None:
+    """Flag combinations refused before connecting, as kafka-topics.sh refuses them."""
+    if args.action == "create" and args.replica_assignment:
+        given = [
+            flag
+            for flag, value in (
+                ("--partitions", args.partitions),
+                ("--replication-factor", args.replication_factor),
+            )
+            if value is not None
+        ]
+        if given:
+            raise parsing.UsageError(
+                f"topics create: --replica-assignment cannot be used with {' or '.join(given)}: "
+                "the assignment gives every partition and its replicas"
+            )
+
+
 async def _create(
     args: argparse.Namespace, profile: Profile, admin: KafkaAdmin
 ) -> list[TopicResult]:
