@@ -33,6 +33,7 @@ from .errors import AdminError, ConnectionFailed
 from .journal import ChangeJournal, Expectation
 from .model import ConnectionSettings
 from .protocol import TopicAnswer
+from .wire import UnsupportedByBroker
 
 T = TypeVar("T")
 
@@ -347,6 +348,23 @@ class AdminConnection:
         response = request.answer(await self._send(request, node, retry=retry))
         self.cluster_id = response.cluster_id or self.cluster_id
         return response
+
+    async def _cluster(self) -> protocol.ClusterAnswer:
+        """DescribeCluster's answer; from a broker older than Kafka 2.8, which has no
+        DescribeCluster, the same facts from a Metadata answer about no topic (its brokers,
+        controller and cluster id: what kafka-topics.sh reads there)."""
+        try:
+            request = protocol.DescribeClusterRequest()
+            return request.answer(await self._send(request))
+        except UnsupportedByBroker:
+            metadata = await self._metadata_from([], self._reader())
+            brokers = [
+                protocol.ClusterBroker(b.node_id, b.host, b.port, b.rack, False)
+                for b in metadata.brokers
+            ]
+            return protocol.ClusterAnswer(
+                0, None, metadata.cluster_id, metadata.controller_id, brokers, False
+            )
 
     async def _node_for(self, topics: Sequence[str], avoid: int | None = None) -> int:
         """The broker to send a request about `topics` to (DescribeConfigs, AlterConfigs):

@@ -39,8 +39,7 @@ BatchRead = Callable[[list[str]], Awaitable[tuple[dict[str, V], list[TopicResult
 
 class AdminReads(AdminConnection):
     async def describe_cluster(self) -> ClusterInfo:
-        request = protocol.DescribeClusterRequest()
-        response = request.answer(await self._send(request))
+        response = await self._cluster()
         if response.error_code:
             raise KafkaRequestError.from_code(
                 response.error_code, "(cluster)", response.error_message, subject="The cluster"

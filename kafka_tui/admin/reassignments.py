@@ -339,8 +339,7 @@ class AdminReassignments(AdminConnection):
 
     async def _live_brokers(self) -> dict[int, str]:
         """Running (unfenced) brokers: id -> host:port, from DescribeCluster."""
-        request = protocol.DescribeClusterRequest()
-        response = request.answer(await self._send(request))
+        response = await self._cluster()
         if response.error_code:
             name = _name(response.error_code)
             raise KafkaRequestError(
