@@ -55,6 +55,8 @@ def _worker_group(item: pytest.Item) -> str | None:
     callspec = getattr(item, "callspec", None)
     param = callspec.params.get("cluster") if callspec is not None else None
     module = item.path.name
+    if item.path.parent.name == "compat":
+        return "compat"  # one worker starts the old clusters, one at a time
     if "spark_cluster" in names:
         # One worker: two standalone Spark clusters at once (10 JVMs) took the 2-core
         # machine to a load of 14 and every group with it. Its tests that need Kafka go to

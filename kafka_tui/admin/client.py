@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from . import audit, protocol, validation
 from .batches import (
@@ -32,6 +33,7 @@ from .model import (
     DEFAULT_TIMEOUT_MS,
     ConfigChange,
     ConfigOp,
+    ConfigSource,
     NewPartitions,
     TopicDescription,
     TopicResult,
@@ -41,6 +43,7 @@ from .protocol import MetadataTopic, TopicAnswer
 from .reading import AdminReads
 from .reassignments import AdminReassignments
 from .sampling import AdminSampling
+from .wire import UnsupportedByBroker
 
 ALREADY_EXISTS = 36
 INVALID_PARTITIONS = 37
@@ -483,8 +486,13 @@ class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, Ad
         ]
         answers: dict[str, TopicAnswer] = {}
         if ops:
-            request = protocol.IncrementalAlterConfigsRequest.for_topics(ops, validate_only)
-            response = await self._send_about(request, [t for t, _ in ops])
+            try:
+                request: Any = protocol.IncrementalAlterConfigsRequest.for_topics(
+                    ops, validate_only
+                )
+                response = await self._send_about(request, [t for t, _ in ops])
+            except UnsupportedByBroker:
+                request, response = await self._alter_whole_configs(ops, validate_only)
             for r in request.topic_answers(response):
                 code, message = self._lag_answer(r.name, r.error_code, r.error_message)
                 answers[r.name] = r._replace(error_code=code, error_message=message)
@@ -502,6 +510,44 @@ class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, Ad
 
         results = merge(names, refused, answers, updated)
         return [results[i] for i in range(len(names))]
+
+    async def _alter_whole_configs(
+        self, ops: list[tuple[str, list[tuple[str, int, str | None]]]], validate_only: bool
+    ) -> tuple[protocol.AlterConfigsRequest, Any]:
+        """Before Kafka 2.3 (no IncrementalAlterConfigs) a topic's overrides are replaced as a
+        whole, as kafka-configs.sh did then: its current overrides are read, the changes
+        applied to them, and the whole set sent, so the other overrides are kept. (Another
+        tool's change between the read and the write would be lost, as it was then.) A
+        sensitive override is never readable, so such a topic is refused."""
+        topics = [t for t, _ in ops]
+        read = protocol.DescribeConfigsRequest([(protocol.RESOURCE_TOPIC, t) for t in topics])
+        current: dict[str, dict[str, str]] = {}
+        for result in read.answer(await self._send_about(read, topics)):
+            overrides = [
+                c
+                for c in result.configs
+                if c.config_source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
+            ]
+            if any(c.value is None for c in overrides):
+                raise AdminError(
+                    "UNSUPPORTED_VERSION",
+                    f"Topic '{result.resource_name}' has a sensitive override that cannot be "
+                    "read back, and this broker (before Kafka 2.3) can only replace all of a "
+                    "topic's overrides at once; change it with Kafka 2.3 or newer.",
+                    result.resource_name,
+                )
+            current[result.resource_name] = {c.name: c.value or "" for c in overrides}
+        wanted: list[tuple[int, str, dict[str, str]]] = []
+        for topic, changes in ops:
+            values = dict(current.get(topic, {}))
+            for key, op, value in changes:
+                if op == protocol.OP_SET and value is not None:
+                    values[key] = value
+                else:
+                    values.pop(key, None)
+            wanted.append((protocol.RESOURCE_TOPIC, topic, values))
+        request = protocol.AlterConfigsRequest(wanted, validate_only)
+        return request, await self._send_about(request, topics)
 
 
 def _expected(created: TopicResult) -> Expectation:

@@ -614,3 +614,40 @@ class IncrementalAlterConfigsRequest(WireRequest):
             TopicAnswer(r.resource_name, r.error_code, r.error_message)
             for r in IncrementalAlterConfigsRequest.answer(response)
         ]
+
+
+# -- AlterConfigs (33): every override of a resource at once, for brokers before Kafka 2.3 --
+
+
+class AlterConfigsRequest(WireRequest):
+    """`resources`: (resource type, name, {key: value}): the resource's whole set of
+    overrides; a key left out loses its override (what IncrementalAlterConfigs replaced)."""
+
+    API = Api(33, "AlterConfigs", 0, 2)
+    API_KEY = 33
+
+    def __init__(
+        self, resources: list[tuple[int, str, dict[str, str]]], validate_only: bool
+    ) -> None:
+        self.resources = resources
+        self.validate_only = validate_only
+
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        resource = nested(request, "AlterConfigsResource")
+        config = nested(request, "AlterableConfig")
+        return shape(
+            request,
+            resources=tuple(
+                shape(
+                    resource,
+                    resource_type=kind,
+                    resource_name=name,
+                    configs=tuple(shape(config, name=k, value=v) for k, v in values.items()),
+                )
+                for kind, name, values in self.resources
+            ),
+            validate_only=self.validate_only,
+        )
+
+    topic_answers = staticmethod(IncrementalAlterConfigsRequest.topic_answers)

