@@ -39,9 +39,11 @@ JAVA17_ZOOKEEPER: Version = (2, 5, 1)
 ZOOKEEPER_FOR_JAVA17 = "3.5.9"
 # The share-group coordinator's internal topic (KIP-932) and its settings: 4.0 on.
 SHARE_COORDINATOR: Version = (4, 0, 0)
-# Secured clusters: PEM keystores (KIP-651) from 2.7; KRaft users bootstrapped with
-# `StorageTool format --add-scram` (KIP-900) from 3.5.
-PEM_KEYSTORES: Version = (2, 7, 0)
+# Secured clusters: the brokers' TLS key is an unencrypted PEM file, which brokers accept from
+# 3.3 (KAFKA-12703; PEM keystores came in 2.7 with KIP-651, and 2.7-3.2 stop with "SSL PEM key
+# store is specified, but key password is not specified."). KRaft users are made by
+# `StorageTool format --add-scram` (KIP-900), from 3.5.
+UNENCRYPTED_PEM_KEYS: Version = (3, 3, 0)
 KRAFT_SCRAM_BOOTSTRAP: Version = (3, 5, 0)
 
 # Logging bindings: Kafka's POMs bring slf4j-api only. ZooKeeper 3.4-3.6's POMs (Kafka 2.1 -
@@ -130,13 +132,14 @@ class Release:
         """Why `security` cannot run on this version in `mode`; None when it can."""
         if security == "plaintext":
             return None
-        first = KRAFT_SCRAM_BOOTSTRAP if mode == "kraft" else PEM_KEYSTORES
+        first = KRAFT_SCRAM_BOOTSTRAP if mode == "kraft" else UNENCRYPTED_PEM_KEYS
         if self.at_least(first):
             return None
         why = (
             "KRaft mode, where the users are made at format time (StorageTool --add-scram, KIP-900)"
             if mode == "kraft"
-            else "ZooKeeper mode, where the brokers read their TLS keys from PEM files (KIP-651)"
+            else "ZooKeeper mode, where the brokers' TLS key is an unencrypted PEM file "
+            "(KAFKA-12703)"
         )
         return (
             f"--security {security} needs Kafka {_dotted(first[:2])} or newer in {why}; "

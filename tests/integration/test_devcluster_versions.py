@@ -133,8 +133,8 @@ def test_three_brokers_of_each_version_answer_and_status_names_the_version(
         (["--kafka-version", "2.0.1"], "Kafka 2.0.1 is older than the dev cluster runs"),
         (["--kafka-version", "3.9"], "--kafka-version wants a full release like 3.9.2"),
         (
-            ["--kafka-version", "2.2.2", "--security", "sasl_ssl"],
-            "--security sasl_ssl needs Kafka 2.7 or newer in ZooKeeper mode",
+            ["--kafka-version", "3.2.3", "--security", "sasl_ssl"],
+            "--security sasl_ssl needs Kafka 3.3 or newer in ZooKeeper mode",
         ),
         (
             ["--kafka-version", "3.3.2", "--security", "sasl_ssl"],
