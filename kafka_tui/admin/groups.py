@@ -3,10 +3,10 @@
 Each broker coordinates the groups whose `__consumer_offsets` partition it leads, and its
 ListGroups answer lists exactly those: one ListGroups per broker finds every group and its
 coordinator. OffsetFetch then goes to each coordinator with all its groups at once (v8,
-Kafka 3.0+: many groups in one request; ZooKeeper-mode 3.9 and KRaft 4.1 both answer v8),
-and DescribeGroups (members) only for the groups that committed offsets on the topics. A
-coordinator that moved meanwhile (NOT_COORDINATOR) is found again with FindCoordinator v4
-(batched keys) and asked once more.
+Kafka 3.0+; an older broker is asked one group per request, see `_ask`), and DescribeGroups
+(members) only for the groups that committed offsets on the topics. A coordinator that moved
+meanwhile (NOT_COORDINATOR) is found again with FindCoordinator (batched keys from v4, Kafka
+3.0, one per request before) and asked once more.
 
 ACLs: ListGroups never fails for lack of rights — it lists only the groups the principal may
 describe (every group with DESCRIBE on the cluster); OffsetFetch and DescribeGroups answer
@@ -16,17 +16,22 @@ GROUP_AUTHORIZATION_FAILED per group. Such groups are counted as not checked, ne
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from .connection import AdminConnection
 from .errors import AdminError, error_name
 from .protocol_groups import (
     DescribeGroupsRequest,
     FindCoordinatorRequest,
+    GroupsRequest,
     ListGroupsRequest,
     OffsetFetchRequest,
 )
+from .wire import UnsupportedByBroker
+
+Q = TypeVar("Q", bound=GroupsRequest)
 
 GROUP_AUTHORIZATION_FAILED = "GROUP_AUTHORIZATION_FAILED"
 CLUSTER_AUTHORIZATION_FAILED = "CLUSTER_AUTHORIZATION_FAILED"
@@ -37,6 +42,8 @@ _MOVED = frozenset({14, 15, 16})  # COORDINATOR_LOAD_IN_PROGRESS, _NOT_AVAILABLE
 # (group, partition) pairs per request keeps a request and its answer near 1 MB.
 _PAIRS_PER_REQUEST = 50_000
 _GROUPS_PER_DESCRIBE = 1_000
+# A broker before Kafka 3.0 is asked about one group per request: this many at a time.
+_SINGLES_IN_FLIGHT = 16
 
 # -- the admin layer's language -------------------------------------------------------------
 
@@ -142,21 +149,24 @@ class AdminGroups(AdminConnection):
             requests += [
                 (node, chunk) for chunk in _chunks(groups, _PAIRS_PER_REQUEST // partitions)
             ]
-        answers = await asyncio.gather(
+        asked = await asyncio.gather(
             *(
-                self._send_to_itself(OffsetFetchRequest(chunk, topics), node)
+                self._ask(OffsetFetchRequest(chunk, topics), self._to(node))
                 for node, chunk in requests
             ),
             return_exceptions=True,
         )
+        sent: list[tuple[OffsetFetchRequest, Any]] = []
+        for pairs in asked:
+            if isinstance(pairs, BaseException):  # never an AdminError: _ask keeps those
+                raise pairs
+            sent += pairs
         offsets: dict[str, dict[str, dict[int, int]]] = {}
-        for (_, chunk), answer in zip(requests, answers, strict=True):
+        for request, answer in sent:
             if isinstance(answer, AdminError):
-                unchecked.update(dict.fromkeys(chunk, answer.name))
+                unchecked.update(dict.fromkeys(request.groups, answer.name))
                 continue
-            if isinstance(answer, BaseException):
-                raise answer
-            for g in OffsetFetchRequest.answer(answer):
+            for g in request.answer(answer):
                 if g.error_code:
                     code = g.error_code
                     unchecked[g.group_id] = (
@@ -175,18 +185,48 @@ class AdminGroups(AdminConnection):
     async def _find_coordinators(
         self, groups: Sequence[str], unchecked: dict[str, str]
     ) -> dict[str, int]:
-        try:
-            response = await self._send(FindCoordinatorRequest(groups))
-        except AdminError as exc:
-            unchecked.update(dict.fromkeys(groups, exc.name))
-            return {}
         found = {}
-        for c in FindCoordinatorRequest.answer(response):
-            if c.error_code:
-                unchecked[c.key] = error_name(c.error_code)
-            else:
-                found[c.key] = c.node_id
+        for request, answer in await self._ask(FindCoordinatorRequest(groups), self._send):
+            if isinstance(answer, AdminError):
+                unchecked.update(dict.fromkeys(request.groups, answer.name))
+                continue
+            for c in request.answer(answer):
+                if c.error_code:
+                    unchecked[c.key] = error_name(c.error_code)
+                else:
+                    found[c.key] = c.node_id
         return found
+
+    def _to(self, node: int) -> Callable[[Any], Awaitable[Any]]:
+        async def send(request: Any) -> Any:
+            return await self._send_to_itself(request, node)
+
+        return send
+
+    async def _ask(self, request: Q, send: Callable[[Any], Awaitable[Any]]) -> list[tuple[Q, Any]]:
+        """The requests sent about `request`'s groups, each with its answer (read it with the
+        request's own `answer`) or the AdminError that kept it from being answered.
+
+        One request about them all where the broker takes many groups in one (OffsetFetch v8,
+        FindCoordinator v4: Kafka 3.0+), else one request per group: an older broker's
+        ApiVersions refuses the request about many before anything is sent."""
+        try:
+            return [(request, await send(request))]
+        except UnsupportedByBroker as exc:
+            if len(request.groups) < 2:
+                return [(request, exc)]
+        except AdminError as exc:
+            return [(request, exc)]
+        singles = [request.for_group(g) for g in request.groups]
+        asked: list[tuple[Q, Any]] = []
+        for start in range(0, len(singles), _SINGLES_IN_FLIGHT):
+            wave = singles[start : start + _SINGLES_IN_FLIGHT]
+            answers = await asyncio.gather(*(send(r) for r in wave), return_exceptions=True)
+            for single, answer in zip(wave, answers, strict=True):
+                if isinstance(answer, BaseException) and not isinstance(answer, AdminError):
+                    raise answer
+                asked.append((single, answer))
+        return asked
 
     async def _describe_groups(
         self, groups: Mapping[str, _Listed], unchecked: dict[str, str]

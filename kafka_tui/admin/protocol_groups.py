@@ -1,38 +1,39 @@
-"""Kafka protocol messages for consumer groups (admin/groups.py), each answer decoded into
-typed records: ListGroups (16) v4, OffsetFetch (9) v8, DescribeGroups (15) v5 and
-FindCoordinator (10) v4.
+"""The consumer-group requests (admin/groups.py) on Kafka's generated wire (wire.py, kio), each
+at the highest version both sides know, its answer read into typed records whatever the
+version: ListGroups (16) v0-5, OffsetFetch (9) v2-8, DescribeGroups (15) v0-5 and
+FindCoordinator (10) v0-4.
 
-Schemas from Kafka's clients/src/main/resources/common/message/. ListGroups v4 is the first
-version with each group's state; OffsetFetch v8 asks about many groups at once (KIP-709);
-DescribeGroups v5 is the first flexible version (v6 only adds an error message);
-FindCoordinator v4 batches keys (KIP-699). Kafka 3.9 (ZooKeeper mode) and 4.1 accept all four.
+Brokers' ApiVersions for ListGroups, OffsetFetch, DescribeGroups and FindCoordinator: Kafka
+2.1.1 0-2, 0-5, 0-2, 0-2; 2.8.2 0-4, 0-7, 0-5, 0-3; 4.4.0 0-5, 1-10, 0-6, 0-6 (Kafka 4.0
+dropped OffsetFetch v0 only of these, KIP-896). A group's state is in ListGroups answers from
+v4 (Kafka 2.6), read as "" before. OffsetFetch v1 gives a group's own error (NOT_COORDINATOR,
+...) only on each partition, v2 (every broker since 0.10.2) as the group's: v2 is the lowest
+sent.
+
+Many groups in one request: OffsetFetch from v8 (KIP-709) and FindCoordinator from v4
+(KIP-699), both Kafka 3.0. Older brokers take one group per request, and their answers do not
+name it. A `GroupsRequest` about several groups is therefore sent only at the batched
+versions (`BATCHED`): an older broker's ApiVersions refuses it before anything is sent
+(`UnsupportedByBroker`), and the caller asks again with one request per group (`for_group`),
+sent at any version. groups.py does that (`AdminGroups._ask`).
+
+Left out: ListGroups v5's types filter (KIP-848; sent empty: every group type); DescribeGroups v6
+(an error message and GROUP_ID_NOT_FOUND for a group that does not exist, instead of state
+Dead); FindCoordinator v5-6 (transactions, share groups); OffsetFetch v9 (a member id and
+epoch, for members of KIP-848 groups) and v10 (topics named by id).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, ClassVar, NamedTuple, Self
 
-from aiokafka.protocol.api import Request, RequestStruct, Response
-from aiokafka.protocol.types import (
-    Boolean,
-    CompactArray,
-    CompactBytes,
-    Int8,
-    Int16,
-    Int32,
-    Int64,
-    Schema,
-)
-
-from .protocol_legacy import INT32_ARRAY, STRING, TAGS, _array, _flexible_request, _response
-
-_STRINGS = CompactArray(STRING)
+from .wire import Api, WireRequest, code, has, nested, shape
 
 
 class ListedGroup(NamedTuple):
     group_id: str
-    state: str  # "" when the broker names none
+    state: str  # "" when the broker names none (ListGroups before v4)
 
 
 class GroupList(NamedTuple):
@@ -70,229 +71,156 @@ class Coordinator(NamedTuple):
     error_code: int
 
 
-# -- ListGroups (16) v4 ---------------------------------------------------------------------
+class GroupsRequest(WireRequest):
+    """A request about `groups` that newer brokers take many at a time (from `BATCHED.low`)
+    and older ones one at a time: about several groups it is sent at `BATCHED` only, about one
+    at any version of `API`. Older answers do not name their group, so `answer` is the
+    request's own: it knows which group it asked about."""
 
-_LIST_GROUPS_V4 = _flexible_request(
-    16,
-    4,
-    Schema(("states_filter", _STRINGS), TAGS),
-    _response(
-        16,
-        4,
-        Schema(
-            ("throttle_time_ms", Int32),
-            ("error_code", Int16),
-            (
-                "groups",
-                _array(("group_id", STRING), ("protocol_type", STRING), ("group_state", STRING)),
-            ),
-            TAGS,
-        ),
-    ),
-)
+    BATCHED: ClassVar[Api]
+
+    def __init__(self, groups: Sequence[str]) -> None:
+        self.groups = list(groups)
+
+    def api(self) -> Api:
+        return self.API if len(self.groups) == 1 else self.BATCHED
+
+    def batched(self, version: int) -> bool:
+        return version >= self.BATCHED.low
+
+    def for_group(self, group: str) -> Self:
+        """The same request about `group` alone (for a broker that takes one at a time)."""
+        raise NotImplementedError
 
 
-class ListGroupsRequest(Request[RequestStruct]):
+# -- ListGroups (16) ------------------------------------------------------------------------
+
+
+class ListGroupsRequest(WireRequest):
+    """Every group the broker coordinates (and the principal may describe); no filter."""
+
+    API = Api(16, "ListGroups", 0, 5)
     API_KEY = 16
 
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        return request_struct_class([], {})
+    def message(self, version: int) -> Any:
+        return shape(self.API.request_type(version))
 
     @staticmethod
-    def answer(response: Response) -> GroupList:
-        raw = response.to_object()
+    def answer(response: Any) -> GroupList:
         return GroupList(
-            raw["error_code"],
-            [ListedGroup(g["group_id"], g["group_state"] or "") for g in raw["groups"] or []],
+            code(response.error_code),
+            [ListedGroup(g.group_id, getattr(g, "group_state", "") or "") for g in response.groups],
         )
 
 
-# -- OffsetFetch (9) v8 ---------------------------------------------------------------------
-
-_OFFSET_FETCH_V8 = _flexible_request(
-    9,
-    8,
-    Schema(
-        (
-            "groups",
-            _array(
-                ("group_id", STRING),
-                ("topics", _array(("name", STRING), ("partition_indexes", INT32_ARRAY))),
-            ),
-        ),
-        ("require_stable", Boolean),
-        TAGS,
-    ),
-    _response(
-        9,
-        8,
-        Schema(
-            ("throttle_time_ms", Int32),
-            (
-                "groups",
-                _array(
-                    ("group_id", STRING),
-                    (
-                        "topics",
-                        _array(
-                            ("name", STRING),
-                            (
-                                "partitions",
-                                _array(
-                                    ("partition_index", Int32),
-                                    ("committed_offset", Int64),
-                                    ("committed_leader_epoch", Int32),
-                                    ("metadata", STRING),
-                                    ("error_code", Int16),
-                                ),
-                            ),
-                        ),
-                    ),
-                    ("error_code", Int16),
-                ),
-            ),
-            TAGS,
-        ),
-    ),
-)
+# -- OffsetFetch (9) ------------------------------------------------------------------------
 
 
-class OffsetFetchRequest(Request[RequestStruct]):
+class OffsetFetchRequest(GroupsRequest):
+    """The committed offsets of `groups` on `topics` (name -> partitions)."""
+
+    API = Api(9, "OffsetFetch", 2, 8)
+    BATCHED = Api(9, "OffsetFetch (many groups)", 8, 8)
     API_KEY = 9
 
     def __init__(self, groups: Sequence[str], topics: Mapping[str, Sequence[int]]) -> None:
-        self.groups = groups
+        super().__init__(groups)
         self.topics = topics
 
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        topics: list[tuple[str, list[int], dict[int, bytes]]] = [
-            (name, list(partitions), {}) for name, partitions in self.topics.items()
-        ]
-        return request_struct_class([(g, topics, {}) for g in self.groups], False, {})
+    def for_group(self, group: str) -> Self:
+        return type(self)([group], self.topics)
 
-    @staticmethod
-    def answer(response: Response) -> list[FetchedGroup]:
-        return [
-            FetchedGroup(
-                g["group_id"],
-                g["error_code"],
-                [
-                    CommittedOffset(
-                        t["name"], p["partition_index"], p["committed_offset"], p["error_code"]
-                    )
-                    for t in g["topics"] or []
-                    for p in t["partitions"] or []
-                ],
-            )
-            for g in response.to_object()["groups"] or []
-        ]
-
-
-# -- DescribeGroups (15) v5 -----------------------------------------------------------------
-
-_DESCRIBE_GROUPS_V5 = _flexible_request(
-    15,
-    5,
-    Schema(("groups", _STRINGS), ("include_authorized_operations", Boolean), TAGS),
-    _response(
-        15,
-        5,
-        Schema(
-            ("throttle_time_ms", Int32),
-            (
-                "groups",
-                _array(
-                    ("error_code", Int16),
-                    ("group_id", STRING),
-                    ("group_state", STRING),
-                    ("protocol_type", STRING),
-                    ("protocol_data", STRING),
-                    (
-                        "members",
-                        _array(
-                            ("member_id", STRING),
-                            ("group_instance_id", STRING),
-                            ("client_id", STRING),
-                            ("client_host", STRING),
-                            ("member_metadata", CompactBytes),
-                            ("member_assignment", CompactBytes),
-                        ),
-                    ),
-                    ("authorized_operations", Int32),
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        if not self.batched(version):
+            topic = nested(request, "OffsetFetchRequestTopic")
+            return shape(
+                request,
+                group_id=self.groups[0],
+                topics=tuple(
+                    shape(topic, name=name, partition_indexes=tuple(partitions))
+                    for name, partitions in self.topics.items()
                 ),
-            ),
-            TAGS,
-        ),
-    ),
-)
+            )
+        group = nested(request, "OffsetFetchRequestGroup")
+        topic = nested(request, "OffsetFetchRequestTopics")
+        topics = tuple(
+            shape(topic, name=name, partition_indexes=tuple(partitions))
+            for name, partitions in self.topics.items()
+        )
+        return shape(
+            request,
+            groups=tuple(shape(group, group_id=g, topics=topics) for g in self.groups),
+            require_stable=False,
+        )
+
+    def answer(self, response: Any) -> list[FetchedGroup]:
+        if not has(type(response), "groups"):  # v2-7: about this request's one group
+            return [_fetched(self.groups[0], response.error_code, response.topics)]
+        return [_fetched(g.group_id, g.error_code, g.topics) for g in response.groups]
 
 
-class DescribeGroupsRequest(Request[RequestStruct]):
+def _fetched(group: str, error_code: Any, topics: Sequence[Any]) -> FetchedGroup:
+    return FetchedGroup(
+        group,
+        code(error_code),
+        [
+            CommittedOffset(t.name, p.partition_index, p.committed_offset, code(p.error_code))
+            for t in topics
+            for p in t.partitions
+        ],
+    )
+
+
+# -- DescribeGroups (15) --------------------------------------------------------------------
+
+
+class DescribeGroupsRequest(WireRequest):
+    API = Api(15, "DescribeGroups", 0, 5)
     API_KEY = 15
 
     def __init__(self, groups: Sequence[str]) -> None:
         self.groups = groups
 
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        return request_struct_class(list(self.groups), False, {})
+    def message(self, version: int) -> Any:
+        return shape(
+            self.API.request_type(version),
+            groups=tuple(self.groups),
+            include_authorized_operations=False,
+        )
 
     @staticmethod
-    def answer(response: Response) -> list[DescribedGroup]:
+    def answer(response: Any) -> list[DescribedGroup]:
         return [
-            DescribedGroup(
-                g["group_id"], g["error_code"], g["group_state"] or "", len(g["members"] or [])
-            )
-            for g in response.to_object()["groups"] or []
+            DescribedGroup(g.group_id, code(g.error_code), g.group_state or "", len(g.members))
+            for g in response.groups
         ]
 
 
-# -- FindCoordinator (10) v4 ----------------------------------------------------------------
+# -- FindCoordinator (10) -------------------------------------------------------------------
 
-_FIND_COORDINATOR_V4 = _flexible_request(
-    10,
-    4,
-    Schema(("key_type", Int8), ("coordinator_keys", _STRINGS), TAGS),
-    _response(
-        10,
-        4,
-        Schema(
-            ("throttle_time_ms", Int32),
-            (
-                "coordinators",
-                _array(
-                    ("key", STRING),
-                    ("node_id", Int32),
-                    ("host", STRING),
-                    ("port", Int32),
-                    ("error_code", Int16),
-                    ("error_message", STRING),
-                ),
-            ),
-            TAGS,
-        ),
-    ),
-)
+KEY_GROUP = 0
 
 
-class FindCoordinatorRequest(Request[RequestStruct]):
+class FindCoordinatorRequest(GroupsRequest):
+    """The coordinator of each of `groups`."""
+
+    API = Api(10, "FindCoordinator", 0, 4)
+    BATCHED = Api(10, "FindCoordinator (many groups)", 4, 4)
     API_KEY = 10
 
-    def __init__(self, groups: Sequence[str]) -> None:
-        self.groups = groups
+    def for_group(self, group: str) -> Self:
+        return type(self)([group])
 
-    def build(self, request_struct_class: type[RequestStruct]) -> RequestStruct:
-        return request_struct_class(0, list(self.groups), {})  # key type 0: group
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        if not self.batched(version):
+            return shape(request, key=self.groups[0], key_type=KEY_GROUP)
+        return shape(request, key_type=KEY_GROUP, coordinator_keys=tuple(self.groups))
 
-    @staticmethod
-    def answer(response: Response) -> list[Coordinator]:
+    def answer(self, response: Any) -> list[Coordinator]:
+        if not has(type(response), "coordinators"):  # v0-3: about this request's one group
+            return [Coordinator(self.groups[0], int(response.node_id), code(response.error_code))]
         return [
-            Coordinator(c["key"], int(c["node_id"]), c["error_code"])
-            for c in response.to_object()["coordinators"] or []
+            Coordinator(c.key, int(c.node_id), code(c.error_code)) for c in response.coordinators
         ]
-
-
-# Request.__init_subclass__ derives _CLASSES from the generic parameter; ours are built here.
-ListGroupsRequest._CLASSES = (_LIST_GROUPS_V4,)
-OffsetFetchRequest._CLASSES = (_OFFSET_FETCH_V8,)
-DescribeGroupsRequest._CLASSES = (_DESCRIBE_GROUPS_V5,)
-FindCoordinatorRequest._CLASSES = (_FIND_COORDINATOR_V4,)

@@ -1,14 +1,23 @@
-"""The consumer-group answers decode into typed records:
-each answer is encoded with aiokafka's own Schema for the response, decoded by its Response
-class as a broker's bytes would be, then read through the request's `answer`."""
+"""The consumer-group requests on the generated wire: each answer built with kio's response
+dataclasses for a version, encoded as a broker sends it (kio's encoder, Kafka's schema), read
+back through the frame the request prepares for a broker speaking up to that version, then
+through the request's `answer` — at the newest version sent and at the oldest. Several groups
+go in one request only from Kafka 3.0 (OffsetFetch v8, FindCoordinator v4); an older broker is
+asked one group per request (`AdminGroups._ask`)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from io import BytesIO
 from typing import Any
 
-from aiokafka.protocol.api import Request, Response
+import pytest
+from kio.schema.errors import ErrorCode
 
+from kafka_tui.admin import wire
+from kafka_tui.admin.groups import AdminGroups
+from kafka_tui.admin.model import ConnectionSettings
 from kafka_tui.admin.protocol_groups import (
     CommittedOffset,
     Coordinator,
@@ -21,75 +30,340 @@ from kafka_tui.admin.protocol_groups import (
     ListGroupsRequest,
     OffsetFetchRequest,
 )
+from kafka_tui.admin.wire import UnsupportedByBroker, millis, nested, shape
 
-NO_TAGS: dict[int, bytes] = {}  # tagged fields: none
+NOT_COORDINATOR = 16
+TOPIC_AUTHORIZATION_FAILED = 29
+GROUP_AUTHORIZATION_FAILED = 30
+COORDINATOR_NOT_AVAILABLE = 15
 
 
-def wire(request: type[Request[Any]], *fields: Any) -> Response:
-    """`fields` as the broker sends them: encoded by the response's SCHEMA, then decoded."""
-    (struct,) = request._CLASSES
-    response_type: type[Response] = struct.RESPONSE_TYPE
-    data = BytesIO(response_type.SCHEMA.encode(list(fields)))
-    response = response_type.decode(data)
+def read(request: Any, version: int, answer: Callable[[type[Any]], Any]) -> Any:
+    """The frame `request` prepares for a broker that speaks up to `version`, and the answer
+    `answer(response type)` built, as the frame decodes it from a broker's bytes."""
+    frame = request.prepare({request.API_KEY: (0, version)})
+    assert version == frame.API_VERSION
+    response_type = request.API.response_type(version)
+    data = BytesIO(wire.encode(answer(response_type)))
+    decoded = frame.RESPONSE_TYPE.decode(data)
     assert data.read() == b"", "the whole answer is read"
-    return response
+    assert type(decoded) is response_type
+    return decoded
 
 
-def test_list_groups() -> None:
-    groups = [("orders-app", "consumer", "Stable", NO_TAGS), ("old", "consumer", None, NO_TAGS)]
-    assert ListGroupsRequest.answer(wire(ListGroupsRequest, 0, 0, groups, NO_TAGS)) == GroupList(
-        0, [ListedGroup("orders-app", "Stable"), ListedGroup("old", "")]
+# -- ListGroups: v0-5, the state from v4 -----------------------------------------------------
+
+
+def _groups(response: type[Any], error: int, *groups: tuple[str, str]) -> Any:
+    listed = nested(response, "ListedGroup")
+    return shape(
+        response,
+        throttle_time=millis(0),
+        error_code=ErrorCode(error),
+        groups=tuple(
+            shape(listed, group_id=g, protocol_type="consumer", group_state=s, group_type="classic")
+            for g, s in groups
+        ),
+    )
+
+
+@pytest.mark.parametrize(("version", "states"), [(5, True), (4, True), (0, False)])
+def test_list_groups(version: int, states: bool) -> None:
+    def answer(response: type[Any]) -> Any:
+        return _groups(response, 0, ("orders-app", "Stable"), ("old", ""))
+
+    decoded = read(ListGroupsRequest(), version, answer)
+    assert ListGroupsRequest.answer(decoded) == GroupList(
+        0, [ListedGroup("orders-app", "Stable" if states else ""), ListedGroup("old", "")]
     )
     # COORDINATOR_LOAD_IN_PROGRESS for the whole broker, no groups
-    assert ListGroupsRequest.answer(wire(ListGroupsRequest, 0, 14, [], NO_TAGS)) == GroupList(
-        14, []
+    decoded = read(ListGroupsRequest(), version, lambda r: _groups(r, 14))
+    assert ListGroupsRequest.answer(decoded) == GroupList(14, [])
+
+
+def test_list_groups_asks_for_every_group() -> None:
+    newest = ListGroupsRequest().message(5)
+    assert newest.states_filter == () and newest.types_filter == ()
+
+
+# -- OffsetFetch: v2-7 one group per request, v8 many ----------------------------------------
+
+TOPICS = {"orders": [0, 1], "audit": [2]}
+ORDERS_APP = FetchedGroup(
+    "orders-app",
+    0,
+    [
+        CommittedOffset("orders", 0, 42, 0),
+        CommittedOffset("orders", 1, -1, 0),
+        CommittedOffset("audit", 2, 7, TOPIC_AUTHORIZATION_FAILED),
+    ],
+)
+
+
+def _offset_topics(response: type[Any], topic_name: str, partition_name: str) -> tuple[Any, ...]:
+    topic, partition = nested(response, topic_name), nested(response, partition_name)
+
+    def p(index: int, offset: int, error: int) -> Any:
+        return shape(
+            partition,
+            partition_index=index,
+            committed_offset=offset,
+            committed_leader_epoch=-1,
+            metadata=None,
+            error_code=ErrorCode(error),
+        )
+
+    return (
+        topic(name="orders", partitions=(p(0, 42, 0), p(1, -1, 0))),
+        topic(name="audit", partitions=(p(2, 7, TOPIC_AUTHORIZATION_FAILED),)),
     )
 
 
-def test_offset_fetch() -> None:
-    orders = ("orders", [(0, 42, 3, "", 0, NO_TAGS), (1, -1, -1, None, 0, NO_TAGS)], NO_TAGS)
-    audit = ("audit", [(2, 7, -1, "m", 29, NO_TAGS)], NO_TAGS)  # TOPIC_AUTHORIZATION_FAILED
-    groups = [
-        ("orders-app", [orders, audit], 0, NO_TAGS),
-        ("moved", [], 16, NO_TAGS),  # NOT_COORDINATOR
+def test_offset_fetch_of_many_groups_in_one_request() -> None:
+    request = OffsetFetchRequest(["orders-app", "moved"], TOPICS)
+
+    def answer(response: type[Any]) -> Any:
+        group = nested(response, "OffsetFetchResponseGroup")
+        topics = _offset_topics(
+            response, "OffsetFetchResponseTopics", "OffsetFetchResponsePartitions"
+        )
+        return response(
+            throttle_time=millis(0),
+            groups=(
+                group(group_id="orders-app", topics=topics, error_code=ErrorCode.none),
+                group(group_id="moved", topics=(), error_code=ErrorCode(NOT_COORDINATOR)),
+            ),
+        )
+
+    assert request.answer(read(request, 8, answer)) == [
+        ORDERS_APP,
+        FetchedGroup("moved", NOT_COORDINATOR, []),
     ]
-    answer = OffsetFetchRequest.answer(wire(OffsetFetchRequest, 0, groups, NO_TAGS))
-    assert answer == [
-        FetchedGroup(
-            "orders-app",
-            0,
-            [
-                CommittedOffset("orders", 0, 42, 0),
-                CommittedOffset("orders", 1, -1, 0),
-                CommittedOffset("audit", 2, 7, 29),
-            ],
+    sent = request.message(8)
+    assert [g.group_id for g in sent.groups] == ["orders-app", "moved"]
+    assert [(t.name, t.partition_indexes) for t in sent.groups[0].topics] == [
+        ("orders", (0, 1)),
+        ("audit", (2,)),
+    ]
+
+
+@pytest.mark.parametrize("version", [7, 2])
+def test_offset_fetch_of_one_group(version: int) -> None:
+    request = OffsetFetchRequest(["orders-app"], TOPICS)
+
+    def answer(response: type[Any]) -> Any:
+        topics = _offset_topics(
+            response, "OffsetFetchResponseTopic", "OffsetFetchResponsePartition"
+        )
+        return shape(response, throttle_time=millis(0), topics=topics, error_code=ErrorCode.none)
+
+    # the answer does not name its group: the request knows it
+    assert request.answer(read(request, version, answer)) == [ORDERS_APP]
+    moved = read(
+        request,
+        version,
+        lambda r: shape(
+            r, throttle_time=millis(0), topics=(), error_code=ErrorCode(NOT_COORDINATOR)
         ),
-        FetchedGroup("moved", 16, []),
+    )
+    assert request.answer(moved) == [FetchedGroup("orders-app", NOT_COORDINATOR, [])]
+    sent = request.message(version)
+    assert sent.group_id == "orders-app"
+    assert [(t.name, t.partition_indexes) for t in sent.topics] == [
+        ("orders", (0, 1)),
+        ("audit", (2,)),
     ]
 
 
-def test_describe_groups() -> None:
-    members = [(f"m{i}", None, "client", "/10.0.0.1", b"\x00\x01", b"", NO_TAGS) for i in range(3)]
-    groups = [
-        (0, "orders-app", "Stable", "consumer", "range", members, -2147483648, NO_TAGS),
-        (0, "idle", None, "consumer", "", [], -2147483648, NO_TAGS),
-        (30, "secret", "", "", "", [], -2147483648, NO_TAGS),  # GROUP_AUTHORIZATION_FAILED
-    ]
-    assert DescribeGroupsRequest.answer(wire(DescribeGroupsRequest, 0, groups, NO_TAGS)) == [
+def test_offset_fetch_versions() -> None:
+    many = OffsetFetchRequest(["a", "b"], TOPICS)
+    assert many.prepare({9: (1, 9)}).API_VERSION == 8  # Kafka 4.x
+    with pytest.raises(UnsupportedByBroker):  # Kafka 2.1-2.8: one group per request
+        many.prepare({9: (0, 7)})
+    one = many.for_group("a")
+    assert one.groups == ["a"] and one.topics is TOPICS
+    assert one.prepare({9: (1, 9)}).API_VERSION == 8
+    assert one.prepare({9: (0, 5)}).API_VERSION == 5  # Kafka 2.1
+    with pytest.raises(UnsupportedByBroker):  # v1 names a group's error on each partition
+        one.prepare({9: (0, 1)})
+
+
+# -- DescribeGroups: v0-5 ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [5, 0])
+def test_describe_groups(version: int) -> None:
+    def answer(response: type[Any]) -> Any:
+        group, member = nested(response, "DescribedGroup"), nested(response, "DescribedGroupMember")
+        members = tuple(
+            shape(
+                member,
+                member_id=f"m{i}",
+                group_instance_id=None,
+                client_id="client",
+                client_host="/10.0.0.1",
+                member_metadata=b"\x00\x01",
+                member_assignment=b"",
+            )
+            for i in range(3)
+        )
+
+        def g(error: int, name: str, state: str, members: tuple[Any, ...] = ()) -> Any:
+            return shape(
+                group,
+                error_code=ErrorCode(error),
+                group_id=name,
+                group_state=state,
+                protocol_type="consumer" if state else "",
+                protocol_data="range" if members else "",
+                members=members,
+                authorized_operations=-2147483648,
+            )
+
+        return shape(
+            response,
+            throttle_time=millis(0),
+            groups=(
+                g(0, "orders-app", "Stable", members),
+                g(0, "idle", "Empty"),
+                g(GROUP_AUTHORIZATION_FAILED, "secret", ""),
+            ),
+        )
+
+    request = DescribeGroupsRequest(["orders-app", "idle", "secret"])
+    assert DescribeGroupsRequest.answer(read(request, version, answer)) == [
         DescribedGroup("orders-app", 0, "Stable", 3),
-        DescribedGroup("idle", 0, "", 0),
-        DescribedGroup("secret", 30, "", 0),
+        DescribedGroup("idle", 0, "Empty", 0),
+        DescribedGroup("secret", GROUP_AUTHORIZATION_FAILED, "", 0),
     ]
+    sent = request.message(version)
+    assert sent.groups == ("orders-app", "idle", "secret")
+    assert getattr(sent, "include_authorized_operations", False) is False
 
 
-def test_find_coordinator() -> None:
-    coordinators = [
-        ("orders-app", 2, "broker-2", 9092, 0, None, NO_TAGS),
-        ("gone", -1, "", -1, 15, "The coordinator is not available.", NO_TAGS),
-    ]
-    assert FindCoordinatorRequest.answer(
-        wire(FindCoordinatorRequest, 0, coordinators, NO_TAGS)
-    ) == [
+# -- FindCoordinator: v0-3 one key per request, v4 many ----------------------------------------
+
+
+def test_find_coordinator_of_many_groups() -> None:
+    request = FindCoordinatorRequest(["orders-app", "gone"])
+
+    def answer(response: type[Any]) -> Any:
+        coordinator = nested(response, "Coordinator")
+        return response(
+            throttle_time=millis(0),
+            coordinators=(
+                coordinator(
+                    key="orders-app",
+                    node_id=2,
+                    host="broker-2",
+                    port=9092,
+                    error_code=ErrorCode.none,
+                    error_message=None,
+                ),
+                coordinator(
+                    key="gone",
+                    node_id=-1,
+                    host="",
+                    port=-1,
+                    error_code=ErrorCode(COORDINATOR_NOT_AVAILABLE),
+                    error_message="The coordinator is not available.",
+                ),
+            ),
+        )
+
+    assert request.answer(read(request, 4, answer)) == [
         Coordinator("orders-app", 2, 0),
-        Coordinator("gone", -1, 15),
+        Coordinator("gone", -1, COORDINATOR_NOT_AVAILABLE),
+    ]
+    sent = request.message(4)
+    assert sent.coordinator_keys == ("orders-app", "gone") and sent.key_type == 0
+    with pytest.raises(UnsupportedByBroker):  # Kafka 2.1-2.8: one key per request
+        request.prepare({10: (0, 3)})
+
+
+@pytest.mark.parametrize("version", [3, 0])
+def test_find_coordinator_of_one_group(version: int) -> None:
+    request = FindCoordinatorRequest(["orders-app"])
+
+    def answer(response: type[Any]) -> Any:
+        return shape(
+            response,
+            throttle_time=millis(0),
+            error_code=ErrorCode.none,
+            error_message=None,
+            node_id=2,
+            host="broker-2",
+            port=9092,
+        )
+
+    assert request.answer(read(request, version, answer)) == [Coordinator("orders-app", 2, 0)]
+    assert request.message(version).key == "orders-app"
+
+
+# -- groups.py: many groups in one request, or one per group from an older broker ---------------
+
+
+def _offsets(response: type[Any], groups: list[str]) -> Any:
+    """OffsetFetch's answer about `groups`, at the version of `response`: each committed offset
+    42 on orders/0, except "moved" (NOT_COORDINATOR)."""
+    batched = wire.has(response, "groups")
+    s = "s" if batched else ""  # v8 names its structs in the plural
+    topic = nested(response, f"OffsetFetchResponseTopic{s}")
+    partition = nested(response, f"OffsetFetchResponsePartition{s}")
+    committed = shape(
+        partition,
+        partition_index=0,
+        committed_offset=42,
+        committed_leader_epoch=-1,
+        metadata="",
+        error_code=ErrorCode.none,
+    )
+
+    def about(g: str) -> dict[str, Any]:
+        if g == "moved":
+            return {"topics": (), "error_code": ErrorCode(NOT_COORDINATOR)}
+        return {
+            "topics": (topic(name="orders", partitions=(committed,)),),
+            "error_code": ErrorCode.none,
+        }
+
+    if batched:
+        group = nested(response, "OffsetFetchResponseGroup")
+        return response(
+            throttle_time=millis(0), groups=tuple(group(group_id=g, **about(g)) for g in groups)
+        )
+    (one,) = groups
+    return shape(response, throttle_time=millis(0), **about(one))
+
+
+def _broker(versions: dict[int, tuple[int, int]]) -> tuple[Callable[[Any], Any], list[int]]:
+    """A broker speaking `versions` of OffsetFetch; `sent`: each request's version."""
+    sent: list[int] = []
+
+    async def send(request: Any) -> Any:
+        frame = request.prepare(versions)  # raises as aiokafka's connection would
+        sent.append(frame.API_VERSION)
+        built = _offsets(request.API.response_type(frame.API_VERSION), request.groups)
+        return frame.RESPONSE_TYPE.decode(BytesIO(wire.encode(built)))
+
+    return send, sent
+
+
+@pytest.mark.parametrize(
+    ("versions", "versions_sent"),
+    [({9: (1, 9)}, [8]), ({9: (0, 5)}, [5, 5, 5])],  # Kafka 4.x; Kafka 2.1
+)
+def test_offsets_of_many_groups_whatever_the_broker(
+    versions: dict[int, tuple[int, int]], versions_sent: list[int]
+) -> None:
+    send, sent = _broker(versions)
+    admin = AdminGroups(ConnectionSettings("localhost:9092"))
+    request = OffsetFetchRequest(["a", "b", "moved"], {"orders": [0]})
+    asked = asyncio.run(admin._ask(request, send))
+    assert sent == versions_sent
+    fetched = [g for single, answer in asked for g in single.answer(answer)]
+    assert fetched == [
+        FetchedGroup("a", 0, [CommittedOffset("orders", 0, 42, 0)]),
+        FetchedGroup("b", 0, [CommittedOffset("orders", 0, 42, 0)]),
+        FetchedGroup("moved", NOT_COORDINATOR, []),
     ]
