@@ -147,14 +147,34 @@ class BrokerInfo:
 @dataclass(frozen=True)
 class ClusterInfo:
     cluster_id: str | None
+    # KRaft: the quorum's leader (DescribeQuorum), the active controller; a Metadata answer
+    # names a random broker there. ZooKeeper mode: the controller broker.
     controller_id: int | None
     brokers: list[BrokerInfo]
     # KRaft 4.x lists registered-but-fenced brokers; ZooKeeper mode only the live ones.
     lists_fenced_brokers: bool
+    quorum: QuorumInfo | None = None  # KRaft only
 
     @property
     def live_broker_ids(self) -> list[int]:
         return [b.id for b in self.brokers if not b.fenced]
+
+
+@dataclass(frozen=True)
+class QuorumMember:
+    id: int
+    log_end_offset: int  # -1: not known
+    lag: int  # the leader's log end offset minus this member's; -1: not known
+
+
+@dataclass(frozen=True)
+class QuorumInfo:
+    """The KRaft controller quorum: its leader (the active controller), voters, observers."""
+
+    leader: int | None
+    epoch: int
+    voters: list[QuorumMember]
+    observers: list[QuorumMember]  # brokers, and controllers that do not vote
 
 
 @dataclass(frozen=True)
@@ -165,6 +185,10 @@ class PartitionInfo:
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
     offline_replicas: tuple[int, ...]
+    # Eligible leader replicas and the last known ones (KIP-966), where the broker says
+    # (DescribeTopicPartitions, Kafka 3.8+); None: not known.
+    elr: tuple[int, ...] | None = None
+    last_known_elr: tuple[int, ...] | None = None
 
     @property
     def under_replicated(self) -> bool:
@@ -252,6 +276,8 @@ class TopicDescription:
                     "replicas": p.replicas,
                     "isr": p.isr,
                     "offline_replicas": p.offline_replicas,
+                    "elr": p.elr,
+                    "last_known_elr": p.last_known_elr,
                 }
                 for p in self.partitions
             ],

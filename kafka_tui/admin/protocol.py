@@ -651,3 +651,65 @@ class AlterConfigsRequest(WireRequest):
         )
 
     topic_answers = staticmethod(IncrementalAlterConfigsRequest.topic_answers)
+
+
+# -- DescribeTopicPartitions (75), Kafka 3.8+: partitions with eligible leader replicas ------
+
+
+class PartitionElr(NamedTuple):
+    topic: str
+    partition: int
+    error_code: int
+    elr: tuple[int, ...]  # eligible leader replicas (KIP-966)
+    last_known_elr: tuple[int, ...]
+
+
+class TopicPartitionsPage(NamedTuple):
+    partitions: list[PartitionElr]
+    topic_errors: dict[str, int]
+    cursor: tuple[str, int] | None  # where the next page starts; None: the last page
+
+
+class DescribeTopicPartitionsRequest(WireRequest):
+    """One page of the partitions of `topics` (named: kafka-tui never lists every topic
+    this way), from `cursor` (topic, partition) on, at most `limit` partitions."""
+
+    API = Api(75, "DescribeTopicPartitions", 0, 0)
+    API_KEY = 75
+
+    def __init__(
+        self, topics: list[str], cursor: tuple[str, int] | None = None, limit: int = 2000
+    ) -> None:
+        self.topics = topics
+        self.cursor = cursor
+        self.limit = limit
+
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        topic, cursor = nested(request, "TopicRequest"), nested(request, "Cursor")
+        return shape(
+            request,
+            topics=tuple(shape(topic, name=n) for n in sorted(self.topics)),
+            response_partition_limit=self.limit,
+            cursor=None
+            if self.cursor is None
+            else shape(cursor, topic_name=self.cursor[0], partition_index=self.cursor[1]),
+        )
+
+    @staticmethod
+    def answer(response: Any) -> TopicPartitionsPage:
+        partitions = [
+            PartitionElr(
+                t.name or "",
+                p.partition_index,
+                code(p.error_code),
+                tuple(p.eligible_leader_replicas or ()),
+                tuple(p.last_known_elr or ()),
+            )
+            for t in response.topics
+            for p in t.partitions
+        ]
+        errors = {t.name or "": code(t.error_code) for t in response.topics if code(t.error_code)}
+        nxt = response.next_cursor
+        cursor = None if nxt is None else (nxt.topic_name, nxt.partition_index)
+        return TopicPartitionsPage(partitions, errors, cursor)

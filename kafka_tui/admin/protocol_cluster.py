@@ -281,3 +281,76 @@ class ElectLeadersRequest(WireRequest):
                 for p in t.partition_result
             ],
         )
+
+
+# -- DescribeQuorum (55): the KRaft controller quorum (its leader is the active controller) --
+
+
+class QuorumMember(NamedTuple):
+    node_id: int
+    log_end_offset: int  # -1: not known
+    last_caught_up_ms: int  # -1: not known (v1+)
+
+
+class Quorum(NamedTuple):
+    error_code: int
+    error_message: str | None
+    leader_id: int  # the active controller; -1: none elected
+    leader_epoch: int
+    high_watermark: int
+    voters: list[QuorumMember]
+    observers: list[QuorumMember]  # the brokers (and controllers not voting)
+
+
+class DescribeQuorumRequest(WireRequest):
+    """About `__cluster_metadata`-0, the KRaft metadata log; a broker forwards it to the
+    controller. ZooKeeper-mode brokers do not list the request (UnsupportedByBroker)."""
+
+    API = Api(55, "DescribeQuorum", 0, 2)
+    API_KEY = 55
+
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        topic, partition = nested(request, "TopicData"), nested(request, "PartitionData")
+        return shape(
+            request,
+            topics=(
+                shape(
+                    topic,
+                    topic_name="__cluster_metadata",
+                    partitions=(shape(partition, partition_index=0),),
+                ),
+            ),
+        )
+
+    @staticmethod
+    def answer(response: Any) -> Quorum:
+        def members(states: Any) -> list[QuorumMember]:
+            return [
+                QuorumMember(
+                    s.replica_id, s.log_end_offset, getattr(s, "last_caught_up_timestamp", -1)
+                )
+                for s in states
+            ]
+
+        for topic in response.topics:
+            for p in topic.partitions:
+                error = code(p.error_code) or code(response.error_code)
+                return Quorum(
+                    error,
+                    getattr(p, "error_message", None) or getattr(response, "error_message", None),
+                    p.leader_id,
+                    p.leader_epoch,
+                    p.high_watermark,
+                    members(p.current_voters),
+                    members(p.observers),
+                )
+        return Quorum(
+            code(response.error_code),
+            getattr(response, "error_message", None),
+            -1,
+            -1,
+            -1,
+            [],
+            [],
+        )

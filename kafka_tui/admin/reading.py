@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import TypeVar
 
 from . import protocol
@@ -28,9 +29,13 @@ from .model import (
     ConfigEntry,
     ConfigSource,
     PartitionInfo,
+    QuorumInfo,
     TopicDescription,
     TopicResult,
 )
+from .model import QuorumMember as QuorumMemberInfo
+from .protocol_cluster import DescribeQuorumRequest, QuorumMember
+from .wire import UnsupportedByBroker
 
 V = TypeVar("V")
 # What one batch read gives: found topics by name, and the errors of the others.
@@ -54,11 +59,50 @@ class AdminReads(AdminConnection):
             key=lambda b: b.id,
         )
         controller = response.controller_id
+        quorum = await self._quorum()
+        if quorum is not None:
+            controller = quorum.leader if quorum.leader is not None else -1
         return ClusterInfo(
             cluster_id=response.cluster_id,
             controller_id=controller if controller >= 0 else None,
             brokers=brokers,
             lists_fenced_brokers=response.lists_fenced_brokers,
+            quorum=quorum,
+        )
+
+    async def _quorum(self) -> QuorumInfo | None:
+        """The KRaft controller quorum (DescribeQuorum, forwarded by a broker to the
+        controller); None on ZooKeeper-mode brokers, which lack the request, and where the
+        principal may not describe the cluster (the Metadata answer's controller then
+        stands, a random broker on KRaft)."""
+        try:
+            answer = DescribeQuorumRequest.answer(await self._send(DescribeQuorumRequest()))
+        except UnsupportedByBroker:
+            return None
+        if answer.error_code:
+            return None
+
+        # Lag: behind the leader's log end offset (kafka-metadata-quorum.sh's "Lag").
+        ahead = next(
+            (m.log_end_offset for m in answer.voters if m.node_id == answer.leader_id),
+            answer.high_watermark,
+        )
+
+        def members(listed: list[QuorumMember]) -> list[QuorumMemberInfo]:
+            return [
+                QuorumMemberInfo(
+                    m.node_id,
+                    m.log_end_offset,
+                    ahead - m.log_end_offset if m.log_end_offset >= 0 and ahead >= 0 else -1,
+                )
+                for m in listed
+            ]
+
+        return QuorumInfo(
+            answer.leader_id if answer.leader_id >= 0 else None,
+            answer.leader_epoch,
+            members(answer.voters),
+            members(answer.observers),
         )
 
     @staticmethod
@@ -197,7 +241,40 @@ class AdminReads(AdminConnection):
                 )
             else:
                 found[topic.name] = self._description(topic)
+        if found:
+            await self._add_elr(found)
         return found, errors
+
+    async def _add_elr(self, found: dict[str, TopicDescription]) -> None:
+        """Each partition's eligible leader replicas (KIP-966), from DescribeTopicPartitions
+        page by page, read from the broker that just answered the Metadata request; left
+        unknown (None) where the broker lacks the request (before Kafka 3.8) or answers a
+        topic with an error (it may have changed since: the Metadata answer stands)."""
+        node = self._answered_by
+        elr: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        cursor: tuple[str, int] | None = None
+        try:
+            while True:
+                request = protocol.DescribeTopicPartitionsRequest(list(found), cursor)
+                page = request.answer(await self._send(request, node))
+                for p in page.partitions:
+                    if not p.error_code:
+                        elr[(p.topic, p.partition)] = (p.elr, p.last_known_elr)
+                cursor = page.cursor
+                if cursor is None:
+                    break
+        except UnsupportedByBroker:
+            return
+        for name, d in found.items():
+            found[name] = replace(
+                d,
+                partitions=[
+                    replace(p, elr=known[0], last_known_elr=known[1])
+                    if (known := elr.get((name, p.partition))) is not None
+                    else p
+                    for p in d.partitions
+                ],
+            )
 
     async def _read_batch(
         self, batch: list[str], read: BatchRead[V]

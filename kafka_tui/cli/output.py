@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..admin import ClusterInfo, TopicDescription, TopicResult
+from ..admin.model import QuorumInfo, QuorumMember
 from .words import worded
 
 
@@ -56,6 +57,18 @@ def _cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
+def _quorum_json(q: QuorumInfo) -> dict[str, Any]:
+    def members(listed: Sequence[QuorumMember]) -> list[dict[str, int]]:
+        return [{"id": m.id, "log_end_offset": m.log_end_offset, "lag": m.lag} for m in listed]
+
+    return {
+        "leader": q.leader,
+        "epoch": q.epoch,
+        "voters": members(q.voters),
+        "observers": members(q.observers),
+    }
+
+
 def cluster(info: ClusterInfo, as_json: bool) -> None:
     if as_json:
         emit_json(
@@ -67,11 +80,18 @@ def cluster(info: ClusterInfo, as_json: bool) -> None:
                     {"id": b.id, "host": b.host, "port": b.port, "rack": b.rack, "fenced": b.fenced}
                     for b in info.brokers
                 ],
+                "quorum": None if info.quorum is None else _quorum_json(info.quorum),
             }
         )
         return
     print(f"Cluster id: {info.cluster_id}")
     print(f"Controller: {info.controller_id if info.controller_id is not None else 'none'}")
+    if info.quorum is not None:
+        q = info.quorum
+        voters = ", ".join(f"{m.id} (lag {m.lag})" for m in q.voters)
+        observers = ", ".join(f"{m.id} (lag {m.lag})" for m in q.observers)
+        print(f"KRaft quorum: leader {q.leader}, epoch {q.epoch}; voters {voters}")
+        print(f"Observers: {observers or 'none'}")
     for b in info.brokers:
         state = "FENCED (offline)" if b.fenced else "online"
         print(f"Broker {b.id}\t{b.host}:{b.port}\track: {b.rack or '-'}\t{state}")
@@ -174,8 +194,14 @@ def _describe_lines(
             slots = missing.get(p.partition)
             offline += f"\tPlaceholders: {_ids(slots)}" if slots else ""
             leader = p.leader if p.leader >= 0 else "none"
+            # kafka-topics.sh 3.8+ prints both where the broker reads them (KIP-966).
+            elr = (
+                ""
+                if p.elr is None
+                else f"\tElr: {_ids(p.elr)}\tLastKnownElr: {_ids(p.last_known_elr or ())}"
+            )
             lines.append(
                 f"\tTopic: {t.name}\tPartition: {p.partition}\tLeader: {leader}\t"
-                f"Replicas: {_ids(p.replicas)}\tIsr: {_ids(p.isr)}{offline}"
+                f"Replicas: {_ids(p.replicas)}\tIsr: {_ids(p.isr)}{elr}{offline}"
             )
     sys.stdout.write("\n".join(lines) + "\n")

@@ -1,0 +1,85 @@
+"""What Kafka 4.x added that a topic tool must show, pinned on the real clusters: the KRaft
+controller is the quorum's leader (DescribeQuorum), not the random broker a Metadata answer
+names; eligible leader replicas (KIP-966, DescribeTopicPartitions) in `topics describe`. The
+ZooKeeper-mode cluster (3.9) has neither: the controller broker, and ELR unknown (null)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kafka_tui.cli.main import main
+
+from ..conftest import Cluster
+from .test_plans import cli
+
+
+def test_the_controller_is_the_quorum_leader_on_kraft(
+    capsys: pytest.CaptureFixture[str], cluster: Cluster
+) -> None:
+    code, described = cli(capsys, cluster, "cluster", "describe")
+    assert code == 0, described
+    brokers = {b["id"] for b in described["brokers"]}
+    quorum = described["quorum"]
+    if cluster.mode == "zk":
+        assert quorum is None
+        assert described["controller_id"] in brokers  # ZooKeeper mode: a broker controls
+        return
+    # The dev cluster's one controller is node 1000; Metadata names a random broker instead.
+    assert described["controller_id"] == quorum["leader"] == 1000
+    assert [v["id"] for v in quorum["voters"]] == [1000]
+    assert brokers <= {o["id"] for o in quorum["observers"]}
+    assert all(m["lag"] >= 0 for m in quorum["voters"] + quorum["observers"])
+    text = main_text(cluster, "cluster", "describe")
+    assert "Controller: 1000\n" in text and "KRaft quorum: leader 1000" in text
+
+
+def _partitions(capsys: pytest.CaptureFixture[str], cluster: Cluster, name: str) -> Any:
+    code, described = cli(capsys, cluster, "topics", "describe", name, "--no-configs")
+    assert code == 0, described
+    return sorted(described[0]["partitions"], key=lambda p: p["partition"])
+
+
+def test_eligible_leader_replicas_are_described(
+    capsys: pytest.CaptureFixture[str], cluster: Cluster, topic_name: Callable[[str], str]
+) -> None:
+    name = topic_name("elr")
+    code, created = cli(
+        capsys, cluster, "topics", "create", name, "--replica-assignment", "1:2:3",
+        "--config", "min.insync.replicas=2",
+    )  # fmt: skip
+    assert code == 0, created
+    healthy = _partitions(capsys, cluster, name)
+    if cluster.mode == "zk":
+        assert (healthy[0]["elr"], healthy[0]["last_known_elr"]) == (None, None)
+        return
+    assert (healthy[0]["elr"], healthy[0]["last_known_elr"]) == ([], [])
+    # Fact (Kafka 4.4, a new cluster with Kafka's defaults: ELR is on): with broker 3 gone
+    # the ISR [1, 2] still meets min.insync.replicas; when broker 2 goes too, the ISR falls
+    # below it and 2, the replica that left it then, becomes eligible to lead again.
+    cluster.dev.stop_broker(3)
+    cluster.dev.stop_broker(2)
+    try:
+        # The brokers are gone from Metadata; broker 1 applies the ISR change a moment later.
+        deadline = time.monotonic() + 60
+        while (partition := _partitions(capsys, cluster, name)[0])["isr"] != [1]:
+            assert time.monotonic() < deadline, partition
+            time.sleep(0.2)
+        assert partition["elr"] == [2], partition
+        text = main_text(cluster, "topics", "describe", name)
+        assert "\tIsr: 1\tElr: 2\tLastKnownElr: \t" in text
+    finally:
+        cluster.restore()
+
+
+def main_text(cluster: Cluster, *args: str) -> str:
+    """The command's table output."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--bootstrap-server", cluster.bootstrap_servers, *args]) == 0
+    return out.getvalue()
