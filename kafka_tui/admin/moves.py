@@ -12,11 +12,23 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class PartitionMove:
     """Move `topic`-`partition` to `replicas` (first = preferred leader); None cancels a
-    pending reassignment, reverting to the replicas it started from."""
+    pending reassignment, reverting to the replicas it started from. `before`: the replicas
+    it has now, where the caller knows them: a request whose every move keeps its replica
+    count is sent with AllowReplicationFactorChange=false (KIP-860, Kafka 4.1+), so a
+    mistaken target can never change a topic's replication factor."""
 
     topic: str
     partition: int
     replicas: list[int] | None
+    before: list[int] | None = None
+
+    @property
+    def keeps_replication_factor(self) -> bool:
+        return (
+            self.replicas is not None
+            and self.before is not None
+            and len(self.replicas) == len(self.before)
+        )
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,7 @@ class AdminReassignments(AdminConnection):
             answer = request.answer(await self._send(request, node, extra_ms))
             if answer.error_code != NOT_CONTROLLER:
                 break
-            await self.client.force_metadata_update()
+            await self._refresh_brokers()
         return answer
 
     async def alter_partition_reassignments(
@@ -187,7 +187,11 @@ class AdminReassignments(AdminConnection):
             for m in to_send:
                 by_topic.setdefault(m.topic, []).append((m.partition, m.replicas))
             response = await self._send_to_controller(
-                lambda: AlterPartitionReassignmentsRequest(list(by_topic.items()), timeout_ms),
+                lambda: AlterPartitionReassignmentsRequest(
+                    list(by_topic.items()),
+                    timeout_ms,
+                    allow_rf_change=not all(m.keeps_replication_factor for m in to_send),
+                ),
                 timeout_ms,
             )
             top_code, top_message = response.error_code, response.error_message

@@ -236,7 +236,11 @@ async def _send(
     throttle = replication_throttle(run.throttle, plans) if run.throttle else None
     if throttle is not None:
         await admin.set_replication_throttle(throttle)
-    moves = [PartitionMove(p.topic, m.partition, list(m.after)) for p in plans for m in p.moves]
+    moves = [
+        PartitionMove(p.topic, m.partition, list(m.after), list(m.before))
+        for p in plans
+        for m in p.moves
+    ]
     results = await admin.alter_partition_reassignments(moves)
     refused = {(r.topic, r.partition): r for r in results if not r.ok}
     started = [(m.topic, m.partition) for m, r in zip(moves, results, strict=True) if r.ok]

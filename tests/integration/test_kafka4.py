@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from kafka_tui.admin import KafkaAdmin, TopicSpec
+from kafka_tui.admin.moves import PartitionMove
 from kafka_tui.cli.main import main
 
 from ..conftest import Cluster
@@ -83,3 +85,28 @@ def main_text(cluster: Cluster, *args: str) -> str:
     with contextlib.redirect_stdout(out):
         assert main(["--bootstrap-server", cluster.bootstrap_servers, *args]) == 0
     return out.getvalue()
+
+
+async def test_a_move_that_keeps_the_count_never_changes_the_replication_factor(
+    admin: KafkaAdmin, cluster: Cluster, topic_name: Callable[[str], str]
+) -> None:
+    """A move declared as keeping each partition's replica count is sent with
+    AllowReplicationFactorChange=false (KIP-860): given a stale view (the caller thinks the
+    partition has 2 replicas, it has 3), Kafka 4.1+ refuses the target that would shrink
+    it. ZooKeeper-mode 3.9 speaks only v0 of the request, which cannot ask: it moves."""
+    name = topic_name("rf-guard")
+    (created,) = await admin.create_topics([TopicSpec(name, assignment={0: [1, 2, 3]})])
+    assert created.ok, created
+    stale = PartitionMove(name, 0, [2, 3], before=[1, 2])
+    (result,) = await admin.alter_partition_reassignments([stale])
+    if cluster.mode == "zk":
+        assert result.ok, result
+        await admin.wait_for_reassignments([(name, 0)], time.monotonic() + 60)
+        return
+    assert not result.ok and result.error == "INVALID_REPLICATION_FACTOR", result
+    # Declared as a replication-factor change, the same target is accepted.
+    (changed,) = await admin.alter_partition_reassignments(
+        [PartitionMove(name, 0, [2, 3], before=[1, 2, 3])]
+    )
+    assert changed.ok, changed
+    await admin.wait_for_reassignments([(name, 0)], time.monotonic() + 60)

@@ -255,7 +255,10 @@ class ReassignScreen(KafkaScreen):
         try:
             if throttle is not None:
                 await self.admin.set_replication_throttle(throttle)
-            moves = [PartitionMove(self.topic, m.partition, list(m.after)) for m in plan.moves]
+            moves = [
+                PartitionMove(self.topic, m.partition, list(m.after), list(m.before))
+                for m in plan.moves
+            ]
             with audit.operation(f"topics {what}"), audit.rollback_file(str(path)):
                 answers = await self.admin.alter_partition_reassignments(moves)
             refused = [a for a in answers if not a.ok]
