@@ -32,10 +32,12 @@ KRAFT: Version = (3, 3, 0)
 NO_ZOOKEEPER: Version = (4, 0, 0)
 # Kafka logs through log4j2 from 4.0 (KIP-653); before, log4j 1.x syntax (reload4j here).
 LOG4J2: Version = (4, 0, 0)
-# ZooKeeper clients before 3.5.8 fail on Java 14+ (ZOOKEEPER-3779, UnresolvedAddressException):
-# Kafka 2.1-2.5.0 ship 3.4.13-3.5.7, so they run with ZooKeeper 3.5.9 (client and server; Kafka
-# 2.8 ships it) in their place.
-JAVA17_ZOOKEEPER: Version = (2, 5, 1)
+# ZooKeeper 3.4's client cannot connect on Java 14+ ("Opening socket connection to server
+# 127.0.0.1/<unresolved>:PORT", java.nio.channels.UnresolvedAddressException: it parses the
+# address's toString(), which Java 14 changed); 3.5's can (measured: 3.5.6 in Kafka 2.4.0, 3.5.7
+# in 2.5.0). Kafka 2.1-2.3 ship ZooKeeper 3.4.13-3.4.14, so they run with 3.5.9 (client and
+# server; Kafka 2.7.2-2.8 ship it) in its place.
+JAVA17_ZOOKEEPER: Version = (2, 4, 0)
 ZOOKEEPER_FOR_JAVA17 = "3.5.9"
 # The share-group coordinator's internal topic (KIP-932) and its settings: 4.0 on.
 SHARE_COORDINATOR: Version = (4, 0, 0)
@@ -47,7 +49,10 @@ UNENCRYPTED_PEM_KEYS: Version = (3, 3, 0)
 KRAFT_SCRAM_BOOTSTRAP: Version = (3, 5, 0)
 
 # Logging bindings: Kafka's POMs bring slf4j-api only. ZooKeeper 3.4-3.6's POMs (Kafka 2.1 -
-# 3.5) bring slf4j-log4j12 and log4j 1.2.17: excluded, so there is one binding everywhere.
+# 3.5) bring slf4j-log4j12 and log4j 1.2.17: excluded, so there is one binding everywhere
+# (slf4j-reload4j). ZooKeeper 3.4's server cannot start on reload4j 1.2.19 (its log4j JMX
+# classes are gone: NoClassDefFoundError org/apache/log4j/jmx/HierarchyDynamicMBean, unless
+# -Dzookeeper.jmx.log4j.disable=true); 3.5.9's server starts without them.
 _LOG4J2_BINDING: Coordinate = ("org.apache.logging.log4j", "log4j-slf4j-impl", "2.25.3")
 _RELOAD4J_BINDING: Coordinate = ("org.slf4j", "slf4j-reload4j", "1.7.36")
 _LOG4J1_EXCLUDED = (("log4j", "log4j"), ("org.slf4j", "slf4j-log4j12"))
