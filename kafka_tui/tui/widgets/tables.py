@@ -23,13 +23,14 @@ def fit_height(table: DataTable[object]) -> None:
 
 
 class PartitionTable(ReplicaStyled, DataTable[object]):
-    """Partition, leader, replicas (marked), ISR, offline replicas; problems stand out."""
+    """Partition, leader, replicas (marked), ISR, eligible leader replicas (KIP-966), offline
+    replicas; problems stand out."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = DataTable.COMPONENT_CLASSES | REPLICA_CLASSES
 
     def on_mount(self) -> None:
         self.cursor_type = "row"
-        self.add_columns("Partition", "Leader", "Replicas", "ISR", "Offline", "Health")
+        self.add_columns("Partition", "Leader", "Replicas", "ISR", "ELR", "Offline", "Health")
 
     def show(
         self,
@@ -56,6 +57,7 @@ class PartitionTable(ReplicaStyled, DataTable[object]):
                 str(p.leader) if p.leader >= 0 else "none",
                 replica_text(view, offline_brokers, self.replica_style),
                 ",".join(map(str, p.isr)),
+                _elr_text(p),
                 ",".join(map(str, p.offline_replicas)),
                 health,
                 key=str(p.partition),
@@ -63,6 +65,15 @@ class PartitionTable(ReplicaStyled, DataTable[object]):
         fit_height(self)
         if partitions:
             self.move_cursor(row=min(row, len(partitions) - 1))
+
+
+def _elr_text(p: PartitionInfo) -> str:
+    """Eligible leader replicas, then the last known ones after `/`; `?` where the broker
+    cannot say (before Kafka 3.8, ZooKeeper mode)."""
+    if p.elr is None:
+        return "?"
+    last = ",".join(map(str, p.last_known_elr or ()))
+    return ",".join(map(str, p.elr)) + (f" / {last}" if last else "")
 
 
 class PreviewTable(ReplicaStyled, DataTable[object]):
