@@ -35,6 +35,7 @@ sys.path[:0] = [str(ROOT)]
 
 from textual.widgets import Static  # noqa: E402
 
+from kafka_tui.services.plans import PlanDocument  # noqa: E402
 from kafka_tui.tui.screens.metadata import MetadataScreen  # noqa: E402
 from kafka_tui.tui.screens.plan import PlanScreen  # noqa: E402
 from kafka_tui.tui.widgets.plan_topics import PlanTopics  # noqa: E402
@@ -75,7 +76,7 @@ async def session(plan: Path, partitions: int, keys: int) -> dict[str, Any]:
     shown: list[tuple[float, float]] = []
     show = PlanScreen._show
 
-    def timed_show(screen: PlanScreen, document: dict[str, Any]) -> None:
+    def timed_show(screen: PlanScreen, document: PlanDocument) -> None:
         started, cpu = time.perf_counter(), time.process_time()
         show(screen, document)
         shown.append((time.perf_counter() - started, time.process_time() - cpu))

@@ -4,10 +4,11 @@ or off a terminal) and the plan's summary with a per-broker bar."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..services.plan_workflow import Progress
 from ..services.plans import (
     config_change_count,
     config_change_lines,
@@ -49,6 +50,32 @@ def stages(as_json: bool) -> Iterator[Any]:
             if stage not in tasks:
                 tasks[stage] = bar.add_task(f"spark: {stage}", total=total)
             bar.update(tasks[stage], completed=done, total=total)
+
+        yield show
+
+
+@contextmanager
+def plan_progress(as_json: bool) -> Iterator[Callable[[Progress], None]]:
+    """A plan's progress: one bar for the groups placed in process, one per Spark stage."""
+    if not _terminal(as_json):
+        yield lambda progress: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress as Bars
+
+    with Bars(console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def show(progress: Progress) -> None:
+            if progress.phase == "place":
+                name = "placing"
+            elif progress.phase in ("spark", "read"):
+                name = f"spark: {progress.stage}"
+            else:
+                return
+            if name not in tasks:
+                tasks[name] = bar.add_task(name, total=progress.total)
+            bar.update(tasks[name], completed=progress.done, total=progress.total)
 
         yield show
 

@@ -6,23 +6,21 @@ apply: send exactly a saved document (re-checked against the cluster first) or a
 in batches of explicit assignments, with per-topic results, resumable, checked by metadata.
 export: the cluster's topics as a plan file.
 
-This module parses the command line and runs the flow; `services/plan_apply.py` sends a document
-(the TUI's plan screen uses it too), `plan_output.py` draws progress and the summary.
+This module parses the command line and words the outcome; `services/plan_workflow.py` makes
+the document and `services/plan_apply.py` sends it (the TUI's plan screen calls both too),
+`plan_output.py` draws progress and the summary.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import datetime
-import io
-import json
 import shlex
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from ..admin import ConfigEntry, KafkaAdmin, ReadOnlyProfile
 from ..admin.model import DEFAULT_TIMEOUT_MS
@@ -30,38 +28,23 @@ from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..fields import Field
 from ..paths import user_path
-from ..planning import plan_io, plan_parquet, plan_rows, plan_saved
-from ..planning.plan import (
-    Intent,
-    PlanOptions,
-    Prepared,
-    plan_in_process,
-    prepare,
-)
-from ..services import parsing
+from ..planning import plan_io, plan_rows
+from ..planning.plan import Intent, PlanOptions
+from ..services import parsing, plan_workflow
 from ..services.plan_apply import (
     ApplyInterrupted,
     ConfigsApplied,
     apply_document,
     broker_differences,
 )
-from ..services.plans import cluster_view, config_change_count
-from ..services.snapshot import Snapshot, take_snapshot
-from ..services.spark_runner import (
-    read_parquet_plan,
-    run_spark_job,
-    spark_log_path,
-)
+from ..services.plans import PlanDocument, config_change_count
+from ..services.snapshot import Snapshot
 from . import output, plan_stream
-from .plan_output import print_summary, progress_bar, refused_other_cluster, stages
+from .plan_output import plan_progress, print_summary, progress_bar, refused_other_cluster
 from .spark_flags import spark_conf
 from .topics import _kip409_flags, placement_options, zookeeper_of
 
-# Above this many new partitions `--engine auto` runs Spark. Measured with bench/plans.py on the
-# 2-core project machine: Spark local[2] costs ~16 s to start; 100,000 partitions take 3.5 s in
-# process and 17 s in Spark; 1,000,000 take 28 s in process and 29 s in Spark. Spark only
-# catches up at about a million partitions here (more cores or a real cluster move that down).
-AUTO_SPARK_PARTITIONS = 1_000_000
+T = TypeVar("T")
 
 
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -137,184 +120,106 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     streamed = await plan_stream.run(args, profile, admin, as_json)  # big plans: in parts
     if streamed is not None:
         return streamed
-    path = Path(args.plan)
-    saved: str | None = None  # the text of a document `preview --save` wrote
-    intents: list[Intent] | None = []
-    try:
-        if plan_parquet.is_parquet(args.plan):
-            intents = await _parquet_intents(args, profile, path, as_json)
+    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
+    zookeeper = zookeeper_of(args, profile)
+    request = _request(args, profile)
+    planned = await _planned(
+        args,
+        lambda watch: plan_workflow.run(admin, request, watch, zookeeper=zookeeper, store=store),
+        as_json,
+    )
+    if isinstance(planned, int):
+        return planned
+    document, snapshot = planned.document, planned.snapshot
+    if args.action == "preview":
+        if args.save:
+            args.save.write_text(document.text)
+        if as_json:
+            sys.stdout.write(document.text)
         else:
-            try:
-                text = await asyncio.to_thread(path.read_text, encoding="utf-8")
-            except OSError as exc:
-                raise parsing.UsageError(f"plan: cannot read {path}: {exc.strerror}") from None
-            except UnicodeDecodeError:
-                raise parsing.UsageError(f"plan: {path} is not UTF-8 text") from None
-            if plan_saved.is_saved_plan(text):
-                plan_saved.saved_plan(str(path), text)  # a broken one: errors, not a traceback
-                saved = text
-            else:
-                intents = plan_io.parse_plan(str(path), text)
+            print_summary(document.data)
+        return 0 if document.sane else 1
+    return await _apply(args, request, admin, snapshot, store, zookeeper, document, as_json)
+
+
+def _request(args: argparse.Namespace, profile: Profile) -> plan_workflow.PlanRequest:
+    """The plan the flags ask for."""
+    kip409 = placement_options(args, profile)
+    options = PlanOptions(kip409.mode, kip409.min_required, max(1, args.group_partitions))
+    return plan_workflow.PlanRequest(
+        plan_workflow.PlanFile(args.plan),
+        args.engine,
+        plan_workflow.SparkSettings(args.spark_master, spark_conf(args, profile)),
+        options,
+    )
+
+
+async def _planned(
+    args: argparse.Namespace,
+    making: Callable[[plan_workflow.Watch], Awaitable[T]],
+    as_json: bool,
+) -> T | int:
+    """A plan made with a progress bar; or, worded on stderr, why not (the exit code)."""
+    try:
+        with plan_progress(as_json) as show:
+            return await making(plan_workflow.Watch(show))
     except plan_rows.PlanFileErrors as exc:
         for error in exc.errors:
             print(error, file=sys.stderr)
-        print(f"{path}: {len(exc.errors)} error(s); nothing was sent.", file=sys.stderr)
+        print(f"{Path(args.plan)}: {len(exc.errors)} error(s); nothing was sent.", file=sys.stderr)
         return 2
-    if intents is None:
+    except plan_workflow.PlanUnreadable as exc:
+        if exc.reason is None:
+            raise parsing.UsageError(f"plan: {Path(exc.path)} is not UTF-8 text") from None
+        raise parsing.UsageError(f"plan: cannot read {Path(exc.path)}: {exc.reason}") from None
+    except plan_workflow.SparkJobFailed as exc:
+        what = f"Spark could not read {Path(args.plan)}" if exc.reading else "the Spark job failed"
+        print(f"plan: {what} ({exc.failure}); its log: {exc.log}", file=sys.stderr)
         return 1
-    store = PlaceholderStore(profile.connection, profile.placeholders_topic)
-    zookeeper = zookeeper_of(args, profile)
-    snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
-    if saved is not None:
-        document = json.loads(saved)
-        document["_text"] = saved
-        document["_saved_path"] = args.plan
-    else:
-        document = await _plan(args, profile, admin, snapshot, intents, as_json)
-        if document is None:
-            return 1
-    if args.action == "preview":
-        if args.save:
-            args.save.write_text(document["_text"])
-        if as_json:
-            sys.stdout.write(document["_text"])
-        else:
-            print_summary(document)
-        return 0 if document["stats"]["sanity"]["ok"] else 1
-    return await _apply(args, profile, admin, snapshot, store, zookeeper, document, as_json)
 
 
-# -- planning ----------------------------------------------------------------------------------
-
-
-async def _plan(
-    args: argparse.Namespace,
-    profile: Profile,
-    admin: KafkaAdmin,
-    snapshot: Snapshot,
-    intents: list[Intent],
-    as_json: bool,
-    options: PlanOptions | None = None,
-) -> dict[str, Any] | None:
-    """Place `intents` with `options` (default: the command's flags) and write the document."""
-    if options is None:
-        kip409 = placement_options(args, profile)
-        options = PlanOptions(kip409.mode, kip409.min_required, max(1, args.group_partitions))
-    view = await cluster_view(admin, snapshot, [i.topic for i in intents])
-    taken = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    prepared = replace(
-        prepare(view, intents, options), cluster_id=admin.cluster_id, snapshot_time=taken
-    )
-    size = sum(r.request.partitions for g in prepared.groups for r in g.rows if r.error is None)
-    engine = args.engine
-    if engine == "auto":
-        engine = "spark" if size > AUTO_SPARK_PARTITIONS else "local"
-    if engine == "local":
-        out = io.StringIO()
-        with progress_bar(as_json, "placing", 1) as advance:
-            plan_in_process(prepared, out)
-            advance(1)
-        text = out.getvalue()
-    else:
-        found = await _spark(prepared, args.spark_master, spark_conf(args, profile), as_json)
-        if found is None:
-            return None
-        text = found
-    document: dict[str, Any] = json.loads(text)
-    document["_text"] = text
-    return document
-
-
-async def _parquet_intents(
-    args: argparse.Namespace, profile: Profile, path: Path, as_json: bool
-) -> list[Intent] | None:
-    """A Parquet plan's rows: in process (pyarrow) when the file is on this machine, else read
-    by Spark on `--spark-master` whatever `--engine` says (the engine only decides who places
-    the rows). None on failure."""
-    if args.spark_master.startswith("local") and not await asyncio.to_thread(path.exists):
-        raise parsing.UsageError(f"plan: cannot read {path}: No such file or directory")
-    with stages(as_json) as show:
-        intents, failure = await read_parquet_plan(
-            path, args.spark_master, show, conf=spark_conf(args, profile)
-        )
-    if failure is not None:
-        print(
-            f"plan: Spark could not read {path} ({failure}); its log: {spark_log_path()}",
-            file=sys.stderr,
-        )
-    return intents
-
-
-async def _spark(
-    prepared: Prepared, master: str, conf: dict[str, str], as_json: bool
-) -> str | None:
-    """Run the Spark job; its progress lines drive the bar. None on failure."""
-    with stages(as_json) as show:
-        text, failure = await run_spark_job(prepared, master, show, conf=conf)
-    if failure is not None:
-        print(
-            f"plan: the Spark job failed ({failure}); its log: {spark_log_path()}",
-            file=sys.stderr,
-        )
-    return text
-
-
-def _confirm(document: dict[str, Any], configs: ConfigsApplied) -> bool:
-    stats = document["stats"]
-    topics, changes = config_change_count(document)
+def _confirm(document: PlanDocument, configs: ConfigsApplied) -> bool:
+    topics, changes = config_change_count(document.data)
     also = f", config changes of {topics} topic(s)" if changes and configs != "none" else ""
     try:
         answer = input(
-            f"Apply {len(document['topics'])} topic(s), {stats['partitions']} new partitions"
-            f"{also}? [y/N] "
+            f"Apply {len(document.topics)} topic(s), {document.stats['partitions']} new "
+            f"partitions{also}? [y/N] "
         )
     except EOFError:
         return False
     return answer.strip().lower() in ("y", "yes")
 
 
-def _print_changes(before: dict[str, Any], after: dict[str, Any]) -> None:
+def _print_changes(before: PlanDocument, after: PlanDocument) -> None:
     """On stderr: what the new plan changes against the one previewed."""
-    was = {t["topic"]: (t["assignment"], t["error"]) for t in before["topics"]}
+    was = {t["topic"]: (t["assignment"], t["error"]) for t in before.topics}
     changed = [
-        t["topic"] for t in after["topics"] if was.get(t["topic"]) != (t["assignment"], t["error"])
+        t["topic"] for t in after.topics if was.get(t["topic"]) != (t["assignment"], t["error"])
     ]
-    refused = sum(1 for t in after["topics"] if t["error"])
+    refused = sum(1 for t in after.topics if t["error"])
     shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
     print(
         f"plan apply: planned again with the saved options: {len(changed)} of "
-        f"{len(after['topics'])} topic(s) placed differently{': ' + shown if changed else ''}; "
+        f"{len(after.topics)} topic(s) placed differently{': ' + shown if changed else ''}; "
         f"{refused} refused now.",
         file=sys.stderr,
     )
 
 
-def _intents_of(document: dict[str, Any]) -> list[Intent]:
-    return [
-        Intent(
-            t["topic"],
-            t["partitions"],
-            t["replication_factor"],
-            t.get("min_required_replication_factor"),
-            tuple(sorted(t.get("configs", {}).items())),
-        )
-        for t in document["topics"]
-    ]
-
-
 async def _apply(
     args: argparse.Namespace,
-    profile: Profile,
+    request: plan_workflow.PlanRequest,
     admin: KafkaAdmin,
     snapshot: Snapshot,
     store: PlaceholderStore,
     zookeeper: str | None,
-    document: dict[str, Any],
+    document: PlanDocument,
     as_json: bool,
 ) -> int:
-    if refused_other_cluster(document, admin.cluster_id):
+    if refused_other_cluster(document.data, admin.cluster_id):
         return 1
-    differences = broker_differences(document, snapshot)
+    differences = broker_differences(document.data, snapshot)
     if differences and not args.replan:
         print("plan apply: refused, the brokers changed since the preview:", file=sys.stderr)
         for d in differences:
@@ -324,20 +229,19 @@ async def _apply(
     if differences:
         # The same rows with the options the plan was made with, not this command's flags;
         # what changed is shown, and applying it needs a yes again (or --yes).
-        saved = document.get("options") or {}
-        options = PlanOptions(
-            saved.get("mode", "disabled"),
-            saved.get("min_required_replication_factor"),
-            saved.get("group_partitions", PlanOptions().group_partitions),
+        again = replace(request, options=document.options)
+        replanned = await _planned(
+            args,
+            lambda watch: plan_workflow.plan_intents(
+                admin, snapshot, document.intents(), again, watch
+            ),
+            as_json,
         )
-        replanned = await _plan(
-            args, profile, admin, snapshot, _intents_of(document), as_json, options
-        )
-        if replanned is None:
+        if isinstance(replanned, int):
             return 1
         _print_changes(document, replanned)
         document = replanned
-    if not document["stats"]["sanity"]["ok"]:
+    if not document.sane:
         raise parsing.UsageError("plan apply: the plan failed its own sanity check; not applied")
     if args.prune_configs and not args.configs:
         raise parsing.UsageError("plan apply: --prune-configs needs --configs")
@@ -352,13 +256,13 @@ async def _apply(
             return 1
     started = time.perf_counter()
     try:
-        with progress_bar(as_json, "applying", len(document["topics"])) as advance:
+        with progress_bar(as_json, "applying", len(document.topics)) as advance:
             results = await apply_document(
                 admin,
                 snapshot,
                 store,
                 zookeeper,
-                document,
+                document.data,
                 args.batch_size,
                 args.timeout_ms,
                 advance,
@@ -372,17 +276,17 @@ async def _apply(
 
 
 def _interrupted(
-    args: argparse.Namespace, document: dict[str, Any], stop: ApplyInterrupted, as_json: bool
+    args: argparse.Namespace, document: PlanDocument, stop: ApplyInterrupted, as_json: bool
 ) -> int:
     """Every result so far, the topics not sent, and the exact command that resumes (the
     plan saved first when it was not a saved one). Exit 2: the cluster went away."""
     output.results(stop.done, as_json)
-    saved = document.get("_saved_path")
+    saved = document.saved_path
     if saved is None:  # a plan made by this command: saved now, so the resume sends the same
         folder = user_path("KAFKA_TUI_PLANS", "XDG_STATE_HOME", ".local/state", "plans")
         folder.mkdir(parents=True, exist_ok=True)
         saved = str(folder / f"plan-{time.strftime('%Y%m%dT%H%M%S')}.json")
-        Path(saved).write_text(document["_text"], encoding="utf-8")
+        Path(saved).write_text(document.text, encoding="utf-8")
     argv = [saved if a == args.plan else a for a in args.argv]
     if "--yes" not in argv:
         argv.append("--yes")

@@ -29,7 +29,12 @@ from typing import Literal
 
 from kafka_tui.planning.config_diff import config_diff
 from kafka_tui.planning.placement import MAX_PLACED_REPLICAS, MODES, Broker, Load, Mode, Request
-from kafka_tui.planning.plan_document import plan_in_process, run_group, write_document
+from kafka_tui.planning.plan_document import (
+    PlanStopped,
+    plan_in_process,
+    run_group,
+    write_document,
+)
 from kafka_tui.planning.plan_model import (
     DEFAULT_GROUP_PARTITIONS,
     Action,
@@ -60,6 +65,7 @@ __all__ = [
     "Group",
     "Intent",
     "PlanOptions",
+    "PlanStopped",
     "Prepared",
     "Row",
     "Tally",

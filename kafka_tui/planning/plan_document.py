@@ -8,7 +8,7 @@ Pure and deterministic, like the rest of `planning/`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any, TextIO
 
@@ -161,7 +161,27 @@ def _compact(value: object) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def plan_in_process(prepared: Prepared, out: TextIO, engine: str = "local") -> Tally:
-    return write_document(
-        out, prepared, (run_group(prepared.brokers, g) for g in prepared.groups), engine
-    )
+class PlanStopped(Exception):
+    """`plan_in_process` was stopped between two groups; nothing useful was written."""
+
+
+def plan_in_process(
+    prepared: Prepared,
+    out: TextIO,
+    engine: str = "local",
+    *,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+    stop: Callable[[], bool] = lambda: False,
+) -> Tally:
+    """The whole document placed here, one group at a time: `progress(done, total)` after
+    each group, and `stop()` asked before each one (PlanStopped when it says so)."""
+    total = len(prepared.groups)
+
+    def groups() -> Iterator[tuple[str, Tally]]:
+        for done, group in enumerate(prepared.groups, start=1):
+            if stop():
+                raise PlanStopped
+            yield run_group(prepared.brokers, group)
+            progress(done, total)
+
+    return write_document(out, prepared, groups(), engine)

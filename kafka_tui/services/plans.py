@@ -1,16 +1,101 @@
-"""Bulk plans: what the planner needs to know of the cluster, for `plan preview|apply` and the
-TUI's plan screen alike."""
+"""Bulk plans: the plan document, what the planner needs to know of the cluster, and the
+document's findings, for `plan preview|apply` and the TUI's plan screen alike (the workflow
+that makes a document is `plan_workflow.py`)."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..fields import Field, Remedy
 from ..planning.config_diff import ConfigState, change_words
-from ..planning.plan import ClusterView, ExistingTopic
+from ..planning.plan import ClusterView, ExistingTopic, Intent, PlanOptions
 from .ports import AdminPort
 from .snapshot import Snapshot, min_insync_replicas
+
+
+@dataclass(frozen=True, eq=False)
+class PlanDocument:
+    """A plan document. `text` is its JSON exactly as the engine wrote it (what `plan preview
+    --output json` prints and `--save` writes, byte for byte), or as a saved file holds it;
+    `data` the same JSON read (its keys in their order), which the readers of documents take;
+    `saved_path` the file a saved one was read from."""
+
+    text: str
+    data: dict[str, Any]
+    saved_path: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> PlanDocument:
+        return cls(text, json.loads(text))
+
+    def __getitem__(self, key: str) -> Any:
+        """A top-level key of the JSON, as a saved document is read."""
+        return self.data[key]
+
+    @property
+    def engine(self) -> str:
+        return str(self.data["engine"])
+
+    @property
+    def cluster_id(self) -> str | None:
+        """The cluster the plan was made for (a saved plan may not say)."""
+        cluster = self.data.get("cluster") or {}
+        made_for = cluster.get("id")
+        return str(made_for) if made_for else None
+
+    @property
+    def topics(self) -> list[dict[str, Any]]:
+        topics: list[dict[str, Any]] = self.data["topics"]
+        return topics
+
+    @property
+    def brokers(self) -> list[dict[str, Any]]:
+        brokers: list[dict[str, Any]] = self.data["brokers"]
+        return brokers
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        stats: dict[str, Any] = self.data["stats"]
+        return stats
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.data.get("warnings") or [])
+
+    @property
+    def sane(self) -> bool:
+        """Whether the plan passed its own sanity check."""
+        return bool(self.stats["sanity"]["ok"])
+
+    @property
+    def options(self) -> PlanOptions:
+        """The options the plan was made with (a saved plan without them: the defaults)."""
+        saved = self.data.get("options") or {}
+        return PlanOptions(
+            saved.get("mode", "disabled"),
+            saved.get("min_required_replication_factor"),
+            saved.get("group_partitions", PlanOptions().group_partitions),
+        )
+
+    def intents(self) -> list[Intent]:
+        """The rows the plan was made of, to place them again."""
+        return document_intents(self.data)
+
+
+def document_intents(document: dict[str, Any]) -> list[Intent]:
+    """A document's topics as the rows they were planned from."""
+    return [
+        Intent(
+            t["topic"],
+            t["partitions"],
+            t["replication_factor"],
+            t.get("min_required_replication_factor"),
+            tuple(sorted(t.get("configs", {}).items())),
+        )
+        for t in document["topics"]
+    ]
 
 
 async def cluster_view(admin: AdminPort, snapshot: Snapshot, names: list[str]) -> ClusterView:

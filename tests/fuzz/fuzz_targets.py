@@ -940,10 +940,10 @@ def check_saved_plan(text: str) -> str | None:
 
     from kafka_tui.admin.model import TopicSpec
     from kafka_tui.admin.validation import check_spec
-    from kafka_tui.cli import plan_output, plans
+    from kafka_tui.cli import plan_output
     from kafka_tui.planning import plan_rows, plan_saved
     from kafka_tui.planning.placement import Broker, Load
-    from kafka_tui.services import plan_apply
+    from kafka_tui.services import plan_apply, plans
     from kafka_tui.services.snapshot import Snapshot
 
     try:
@@ -959,7 +959,7 @@ def check_saved_plan(text: str) -> str | None:
         plan_output.print_summary(document)
     snapshot = Snapshot([Broker(1, "r1", True), Broker(9, None, False)], Load({}, {}), {}, {})
     plan_apply.broker_differences(document, snapshot)
-    plans._intents_of(document)
+    plans.document_intents(document)
     for entry in document["topics"]:
         if not entry["error"]:
             plan_apply._placement(entry, {1, 2, 3})

@@ -1,6 +1,7 @@
 """Bulk plans in the TUI (issue 8): open a plan file, or grow the marked topics to N
-partitions; place it in process or with the Spark job (the same subprocess `plan preview`
-runs, whose JSON progress lines drive the bar; `esc` terminates it); see the per-broker chart
+partitions; place it in process or with the Spark job through the workflow `plan preview`
+runs (`services.plan_workflow`: its progress drives the bar; `esc` cancels it, the Spark
+subprocess included); see the per-broker chart
 before -> after, the statistics, warnings and each topic's assignment; then apply exactly
 that, in batches, with per-topic results (`services.plan_apply.apply_document`, as the CLI does).
 """
@@ -8,11 +9,8 @@ that, in batches, with per-topic results (`services.plan_apply.apply_document`, 
 from __future__ import annotations
 
 import asyncio
-import io
-import json
 import shlex
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -25,21 +23,22 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Select, Static
 from ...admin import AdminError, TopicResult
 from ...config import Profile
 from ...fields import FieldError
-from ...planning import plan_io, plan_parquet, plan_rows, plan_saved
+from ...planning import plan_parquet, plan_rows
 from ...planning.placement import MODES
-from ...planning.plan import (
-    Intent,
-    PlanOptions,
-    Prepared,
-    Tally,
-    prepare,
-    run_group,
-    write_document,
-)
+from ...planning.plan import Intent, PlanOptions
+from ...services import plan_workflow
 from ...services.placing import PlacementOptions
 from ...services.plan_apply import ConfigsApplied, apply_document, broker_differences
+from ...services.plan_workflow import (
+    GrowTopics,
+    PlanFile,
+    PlanRequest,
+    Progress,
+    SparkSettings,
+    Watch,
+)
 from ...services.plans import (
-    cluster_view,
+    PlanDocument,
     config_change_count,
     config_change_lines,
     findings,
@@ -47,12 +46,7 @@ from ...services.plans import (
 )
 from ...services.ports import AdminPort
 from ...services.snapshot import take_snapshot
-from ...services.spark_runner import (
-    read_parquet_plan,
-    run_spark_job,
-    spark_log_path,
-    spark_settings,
-)
+from ...services.spark_runner import run_spark_job, spark_log_path, spark_settings
 from ..widgets.broker_chart import BrokerBars, BrokerChart
 from ..widgets.plan_topics import PlanTopics
 from ..widgets.tables import PreviewTable
@@ -62,40 +56,17 @@ from .base import KafkaScreen, placeholder_store
 APPLY_BATCH = 100  # topics per step of the bar (and per CreateTopics request)
 
 
-class PlanCancelled(Exception):
-    pass
-
-
-def place_locally(
-    prepared: Prepared, report: Callable[[int, int], None], stop: threading.Event
-) -> str:
-    """`plan_in_process`, one group at a time so the bar moves and `esc` stops between groups
-    (run in a thread: a big plan takes seconds)."""
-    out = io.StringIO()
-    total = len(prepared.groups)
-
-    def groups() -> Iterator[tuple[str, Tally]]:
-        for done, group in enumerate(prepared.groups, start=1):
-            if stop.is_set():
-                raise PlanCancelled
-            yield run_group(prepared.brokers, group)
-            report(done, total)
-
-    write_document(out, prepared, groups(), "local")
-    return out.getvalue()
-
-
-def grouped_warnings(document: dict[str, Any]) -> list[str]:
+def grouped_warnings(document: PlanDocument) -> list[str]:
     """Refusals and warnings, each distinct one once with how many topics it concerns, its
     remedy worded for the screen; then the plan's own warnings."""
     lines = []
-    for f in findings(document):
+    for f in findings(document.data):
         text = f"{f.error}: {f.message}" if f.error else f.message
         advice = remedy_words(f.remedies)
         text = f"{text} {advice}".rstrip()
         lines.append(f"{len(f.topics)} topic(s) ({topics_named(f.topics)}): {text}")
-    sanity = document["stats"]["sanity"]
-    return lines + list(document["warnings"]) + [f"SANITY: {p}" for p in sanity["problems"]]
+    sanity = document.stats["sanity"]
+    return lines + document.warnings + [f"SANITY: {p}" for p in sanity["problems"]]
 
 
 def _stat_line(name: str, s: dict[str, Any]) -> str:
@@ -139,7 +110,7 @@ class PlanScreen(KafkaScreen):
         self.topics = list(topics)
         self.initial_path = path
         self.intents: list[Intent] | None = None
-        self.document: dict[str, Any] | None = None
+        self.document: PlanDocument | None = None
         self.results: dict[str, TopicResult] = {}
         self.spark_process: asyncio.subprocess.Process | None = None
         self.stop_apply = asyncio.Event()
@@ -271,66 +242,59 @@ class PlanScreen(KafkaScreen):
     def _path(self) -> Path:
         return Path(self.query_one("#plan-path", Input).value.strip()).expanduser()
 
+    def _master(self) -> str:
+        return self.query_one("#spark-master", Input).value.strip() or "local[*]"
+
+    def _source(self) -> plan_workflow.PlanSource | None:
+        """The plan file, or the marked topics to grow (None, said why, without a count)."""
+        if not self.topics:
+            return PlanFile(str(self._path()))
+        text = self.query_one("#grow-to", Input).value.strip()
+        if not text.isdigit() or int(text) < 1:
+            self._stage("Type the new partition count of the marked topics.")
+            return None
+        return GrowTopics(tuple(self.topics), int(text))
+
     async def _read(self) -> bool:
-        """Read the plan file into intents (or a saved document); False on a bad file."""
+        """Read the plan into intents (or a saved document, shown); False on a bad file."""
         self.query_one("#plan-warnings", Static).update("")
-        if self.topics:
-            text = self.query_one("#grow-to", Input).value.strip()
-            if not text.isdigit() or int(text) < 1:
-                self._stage("Type the new partition count of the marked topics.")
+        source = self._source()
+        if source is None:
+            return False
+        path = self._path() if isinstance(source, PlanFile) else None
+        conf: dict[str, str] = {}
+        if path is not None and plan_parquet.is_parquet(str(path)):
+            # A local Parquet file is read in process (pyarrow); another by Spark.
+            conf, problem = self._spark_settings()
+            if problem is not None:
+                self._stage(problem)
                 return False
-            self.intents = [Intent(t, int(text)) for t in self.topics]
-            return True
-        path = self._path()
+            self._stage(f"Reading {path}…")
         try:
-            if plan_parquet.is_parquet(str(path)):
-                return await self._read_parquet(path)
-            text = await asyncio.to_thread(path.read_text, encoding="utf-8")
-        except OSError as exc:
-            self._stage(f"Cannot read {path}: {exc.strerror}.")
+            found = await plan_workflow.read_plan(source, self._spark(conf), self._watch())
+        except plan_workflow.PlanUnreadable as exc:
+            reason = exc.reason
+            self._stage(
+                f"Cannot read {path}: {reason}." if reason else f"{path} is not UTF-8 text."
+            )
             return False
-        except UnicodeDecodeError:
-            self._stage(f"{path} is not UTF-8 text.")
+        except plan_workflow.SparkJobFailed as exc:
+            self._stage(f"{path}: Spark could not read it: {exc.failure}")
             return False
-        try:
-            if plan_saved.is_saved_plan(text):
-                document = plan_saved.saved_plan(str(path), text)
-                self.intents = []
-                self._show(document)
-                self._stage(f"{path}: a saved plan; ctrl+s applies it as it is.")
-                return True
-            self.intents = await asyncio.to_thread(plan_io.parse_plan, str(path), text)
         except plan_rows.PlanFileErrors as exc:
             self.intents = None
             errors = "\n".join(str(e) for e in exc.errors)
             self.query_one("#plan-warnings", Static).update(errors)
             self._stage(f"{path}: {len(exc.errors)} error(s); nothing can be sent.")
             return False
-        self._stage(f"{path}: {len(self.intents)} row(s); ctrl+r places them.")
-        return True
-
-    async def _read_parquet(self, path: Path) -> bool:
-        """A local Parquet file is read in process (pyarrow); another by Spark on the master."""
-        master = self.query_one("#spark-master", Input).value.strip() or "local[*]"
-        conf, problem = self._spark_settings()
-        if problem is not None:
-            self._stage(problem)
-            return False
-        self._stage(f"Reading {path}…")
-        try:
-            intents, failure = await read_parquet_plan(
-                path, master, self._spark_shown, self._spark_started, conf
-            )
-        except plan_rows.PlanFileErrors as exc:
-            self.intents = None
-            self.query_one("#plan-warnings", Static).update("\n".join(map(str, exc.errors)))
-            self._stage(f"{path}: {len(exc.errors)} error(s); nothing can be sent.")
-            return False
-        if intents is None:
-            self._stage(f"{path}: Spark could not read it: {failure}")
-            return False
-        self.intents = intents
-        self._stage(f"{path}: {len(intents)} row(s); ctrl+r places them.")
+        if isinstance(found, PlanDocument):
+            self.intents = []
+            self._show(found)
+            self._stage(f"{path}: a saved plan; ctrl+s applies it as it is.")
+            return True
+        self.intents = found
+        if path is not None:
+            self._stage(f"{path}: {len(found)} row(s); ctrl+r places them.")
         return True
 
     # -- running ---------------------------------------------------------------------------------
@@ -345,45 +309,43 @@ class PlanScreen(KafkaScreen):
             return
         if not self.intents:  # a saved plan is shown already
             return
-        engine = str(self.query_one("#engine", Select).value)
+        spark = self.query_one("#engine", Select).value == "spark"
+        engine: plan_workflow.Engine = "spark" if spark else "local"
         conf, problem = self._spark_settings()
         if engine == "spark" and problem is not None:
             self._stage(problem)
             return
+        options = self._options()
+        source = self._source()
+        if options is None or source is None:
+            return
         self.document = None
         self.results = {}
-        self._stage("Reading the cluster…")
-        self._progress(0, 1)
-        options = self._options()
-        if options is None:
-            return
+        request = PlanRequest(source, engine, self._spark(conf), options)
         try:
-            snapshot = await take_snapshot(
+            planned = await plan_workflow.run(
                 self.admin,
+                request,
+                self._watch(),
                 zookeeper=self.profile.zookeeper_connect,
                 store=placeholder_store(self, self.profile),
+                read=self.intents,
             )
-            view = await cluster_view(self.admin, snapshot, [i.topic for i in self.intents])
         except AdminError as exc:
             self.notify(exc.message, title="Cannot read the cluster", severity="error")
             self._stage("Cannot read the cluster.")
             return
-        prepared = await asyncio.to_thread(prepare, view, self.intents, options)
-        try:
-            if engine == "spark":
-                master = self.query_one("#spark-master", Input).value.strip() or "local[*]"
-                text = await self._spark(prepared, master, conf)
-            else:
-                text = await self._local(prepared)
-        except (asyncio.CancelledError, PlanCancelled) as exc:
-            self._stage("Cancelled: nothing was placed, nothing sent.")
-            if isinstance(exc, asyncio.CancelledError):
-                raise
+        except plan_workflow.SparkJobFailed as exc:
+            self.notify(
+                f"{exc.failure}. Its log: {exc.log}", title="Spark job failed", severity="error"
+            )
+            self._stage(f"The Spark job failed ({exc.failure}).")
             return
-        if text is not None:
-            # Off the event loop: a 1,000,000-partition document is ~50 MB of JSON (3 s).
-            self._show(await asyncio.to_thread(json.loads, text))
-            self._stage(f"Placed ({engine}). ctrl+s applies exactly this plan.")
+        except asyncio.CancelledError:
+            self._stage("Cancelled: nothing was placed, nothing sent.")
+            raise
+        self._show(planned.document)
+        self._stage(f"Placed ({engine}). ctrl+s applies exactly this plan.")
 
     def _options(self) -> PlanOptions | None:
         """The KIP-409 options as the create form reads them: a minimum alone implies
@@ -403,17 +365,29 @@ class PlanScreen(KafkaScreen):
             return None
         return PlanOptions(chosen.mode, chosen.min_required)
 
-    async def _local(self, prepared: Prepared) -> str:
-        stop = threading.Event()
-        self._stage("Placing in process…")
+    def _spark(self, conf: dict[str, str]) -> SparkSettings:
+        # run_spark_job as this module names it when the plan runs (tests record its calls)
+        return SparkSettings(self._master(), conf, run_spark_job)
 
-        def report(done: int, total: int) -> None:
-            self.app.call_from_thread(self._progress, done, total)
+    def _watch(self) -> Watch:
+        return Watch(self._progressed, self._spark_started)
 
-        try:
-            return await asyncio.to_thread(place_locally, prepared, report, stop)
-        finally:
-            stop.set()  # a cancelled worker leaves the thread: make it stop at the next group
+    def _progressed(self, progress: Progress) -> None:
+        """The workflow's progress as the stage line and the bar show it."""
+        if progress.phase == "snapshot":
+            if not progress.done:
+                self._stage("Reading the cluster…")
+                self._progress(0, 1)
+        elif progress.phase == "place":
+            if not progress.done:
+                self._stage("Placing in process…")
+            self._progress(progress.done, progress.total)
+        elif progress.phase == "spark_start":
+            self._stage(
+                f"Starting Spark ({self._master()})… esc cancels. Its log: {spark_log_path()}"
+            )
+        else:
+            self._spark_shown(progress.stage, progress.done, progress.total)
 
     def _spark_shown(self, stage: str, done: int, total: int) -> None:
         self._stage(f"Spark: {stage} {done}/{total}. esc cancels.")
@@ -422,37 +396,22 @@ class PlanScreen(KafkaScreen):
     def _spark_started(self, process: asyncio.subprocess.Process) -> None:
         self.spark_process = process
 
-    async def _spark(self, prepared: Prepared, master: str, conf: dict[str, str]) -> str | None:
-        """The Spark job as `plan preview --engine spark` runs it; None when it failed."""
-        self._stage(f"Starting Spark ({master})… esc cancels. Its log: {spark_log_path()}")
-        text, failure = await run_spark_job(
-            prepared, master, self._spark_shown, self._spark_started, conf
-        )
-        if failure is not None:
-            self.notify(
-                f"{failure}. Its log: {spark_log_path()}",
-                title="Spark job failed",
-                severity="error",
-            )
-            self._stage(f"The Spark job failed ({failure}).")
-        return text
-
     # -- the preview -----------------------------------------------------------------------------
 
-    def _show(self, document: dict[str, Any]) -> None:
+    def _show(self, document: PlanDocument) -> None:
         self.document = document
-        topics, stats = document["topics"], document["stats"]
+        topics, stats = document.topics, document.stats
         creates = sum(1 for t in topics if t["action"] == "create" and not t["error"])
         grows = sum(1 for t in topics if t["action"] == "grow" and not t["error"])
         refused = [t for t in topics if t["error"]]
-        with_configs, changes = config_change_count(document)
+        with_configs, changes = config_change_count(document.data)
         configs = f", {with_configs} with {changes} config change(s)" if changes else ""
         self.query_one("#plan-summary", Static).update(
-            f"Plan ({document['engine']}): {creates} topic(s) to create, {grows} to grow"
+            f"Plan ({document.engine}): {creates} topic(s) to create, {grows} to grow"
             f"{configs}, {len(refused)} refused; {stats['partitions']} new partitions, "
             f"{stats['new_replicas']} replicas."
         )
-        self.query_one(BrokerChart).show([BrokerBars.from_document(b) for b in document["brokers"]])
+        self.query_one(BrokerChart).show([BrokerBars.from_document(b) for b in document.brokers])
         sanity = stats["sanity"]
         lines = [
             _stat_line("Replicas", stats["replicas_after"]),
@@ -477,7 +436,7 @@ class PlanScreen(KafkaScreen):
         entry = self.query_one(PlanTopics).entry(name)
         if entry is None:
             return
-        offline = [b["id"] for b in self.document["brokers"] if not b["live"]]
+        offline = [b["id"] for b in self.document.brokers if not b["live"]]
         lists = entry["assignment"]
         first = entry["partitions"] - len(lists) if entry["action"] == "grow" else 0
         lines = [
@@ -513,7 +472,7 @@ class PlanScreen(KafkaScreen):
         document = self.document
         if document is None:
             return
-        if not document["stats"]["sanity"]["ok"]:
+        if not document.sane:
             self.notify("The plan failed its own sanity check.", severity="error")
             return
         store = placeholder_store(self, self.profile)
@@ -522,7 +481,7 @@ class PlanScreen(KafkaScreen):
         self.stop_apply.clear()
         try:
             snapshot = await take_snapshot(self.admin, zookeeper=zookeeper, store=store)
-            differences = broker_differences(document, snapshot)
+            differences = broker_differences(document.data, snapshot)
             if differences:
                 self.notify(
                     "; ".join(differences) + ". Place the plan again (ctrl+r).",
@@ -530,13 +489,13 @@ class PlanScreen(KafkaScreen):
                     severity="error",
                 )
                 return
-            entries = document["topics"]
+            entries = document.topics
             self._progress(0, len(entries))
             for start in range(0, len(entries), APPLY_BATCH):
                 if self.stop_apply.is_set():
                     break
                 self._stage(f"Applying: {start}/{len(entries)} topic(s)… esc stops.")
-                part = {**document, "topics": entries[start : start + APPLY_BATCH]}
+                part = {**document.data, "topics": entries[start : start + APPLY_BATCH]}
                 for r in await apply_document(
                     self.admin, snapshot, store, zookeeper, part, APPLY_BATCH, configs=configs
                 ):
