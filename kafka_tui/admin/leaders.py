@@ -14,7 +14,7 @@ In a module of its own, imported only where leaders are elected (see moves.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 NOT_CONTROLLER = 41
 ELECTION_NOT_NEEDED = "ELECTION_NOT_NEEDED"
+_ELECTION_NOT_NEEDED_CODE = 84
 _NOT_CONTROLLER_RETRIES = 3
 
 
@@ -58,6 +59,9 @@ class ElectionResult:
     ok: bool
     error: str | None = None
     message: str = ""
+    # False where the broker cannot say ELECTION_NOT_NEEDED: Kafka 2.2-2.3 (ElectLeaders v0,
+    # before KIP-460) answers a partition already led by its preferred replica as elected.
+    says_not_needed: bool = True
 
 
 def _what(topic: str, partition: int) -> str:
@@ -81,6 +85,13 @@ def election_result(
         detail = None  # Kafka's "Leader election not needed for topic partition." adds nothing
     text = sentence(name, topic, detail, subject=what)
     return ElectionResult(topic, partition, name == ELECTION_NOT_NEEDED, name, text)
+
+
+def not_needed(topic: str, partition: int) -> ElectionResult:
+    """The answer Kafka 2.4+ gives a partition already led as asked."""
+    return election_result(
+        topic, partition, _ELECTION_NOT_NEEDED_CODE, None, ElectionType.PREFERRED
+    )
 
 
 async def elect_leaders(
@@ -111,12 +122,14 @@ async def _elect(
         return []
     answers: dict[tuple[str, int], tuple[int, str | None]] = {}
     pending = wanted
+    version = -1
     for attempt in range(_NOT_CONTROLLER_RETRIES):
         if attempt:
             # The controller moved: read the new one (ZooKeeper mode answers per partition).
             admin._controller_read = None
             await admin._refresh_brokers()
         response = await _send(admin, pending, election, timeout_ms)
+        version = response.version
         top = response.error_code
         if top and top != NOT_CONTROLLER:
             # The whole request refused (e.g. CLUSTER_AUTHORIZATION_FAILED): every partition.
@@ -133,6 +146,7 @@ async def _elect(
         if not pending:
             break
     bounced_still = set(pending)
+    says_not_needed = version != 0
     results = []
     for topic, partition in wanted:
         code, detail = answers.get(
@@ -141,7 +155,8 @@ async def _elect(
             if (topic, partition) in bounced_still
             else (-1, "The controller did not answer for this partition."),
         )
-        results.append(election_result(topic, partition, code, detail, election))
+        result = election_result(topic, partition, code, detail, election)
+        results.append(replace(result, says_not_needed=says_not_needed))
     return results
 
 

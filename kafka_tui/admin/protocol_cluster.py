@@ -5,13 +5,16 @@ AlterPartitionReassignments (45) and ListPartitionReassignments (46) need Kafka 
 AlterPartitionReassignments (4.1) carries AllowReplicationFactorChange (KIP-860).
 ElectLeaders (43) needs 2.2, an unclean election 2.4 (v1). UnregisterBroker (64) exists on
 KRaft only: a ZooKeeper-mode broker leaves it out of its ApiVersions. DescribeLogDirs (35)
-gives the bytes a reassignment copies (its top-level error code from v3).
+gives the bytes a reassignment copies (its top-level error code from v3) and, from v5 (Kafka
+4.3, KIP-1066), which log directories are cordoned. ApiVersions (18) asked of each broker on
+its own tells which Kafka release it runs (releases.py).
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from .. import __version__
 from .wire import Api, WireRequest, code, millis, nested, shape
 
 ELECTION_PREFERRED = 0
@@ -31,6 +34,7 @@ class PartitionAnswers(NamedTuple):
     error_code: int
     error_message: str | None
     partitions: list[PartitionAnswer]
+    version: int = -1  # of the answer, where it changes what an answer means
 
 
 class ErrorAnswer(NamedTuple):
@@ -63,6 +67,7 @@ class LogDir(NamedTuple):
     error_code: int
     log_dir: str
     replicas: list[ReplicaSize]
+    cordoned: bool = False  # takes no new replica (KIP-1066); before v5 never
 
 
 class LogDirs(NamedTuple):
@@ -197,9 +202,9 @@ class UnregisterBrokerRequest(WireRequest):
 
 
 class DescribeLogDirsRequest(WireRequest):
-    """`topics`: (name, partitions); None: every topic."""
+    """`topics`: (name, partitions); None: every topic; []: none, only the directories."""
 
-    API = Api(35, "DescribeLogDirs", 1, 4)
+    API = Api(35, "DescribeLogDirs", 1, 5)
     API_KEY = 35
 
     def __init__(self, topics: list[tuple[str, list[int]]] | None) -> None:
@@ -231,9 +236,39 @@ class DescribeLogDirsRequest(WireRequest):
                         for t in d.topics
                         for p in t.partitions
                     ],
+                    getattr(d, "is_cordoned", False),
                 )
                 for d in response.results
             ],
+        )
+
+
+# -- ApiVersions (18): what a broker speaks, hence which Kafka release it runs ----------------
+
+
+class ApiVersionsAnswer(NamedTuple):
+    error_code: int
+    versions: dict[int, tuple[int, int]]  # API key -> (lowest, highest version)
+
+
+class ApiVersionsRequest(WireRequest):
+    """Sent to one broker, about itself. v3 (Kafka 2.4, KIP-511) names the client software."""
+
+    API = Api(18, "ApiVersions", 0, 3)
+    API_KEY = 18
+
+    def message(self, version: int) -> Any:
+        return shape(
+            self.API.request_type(version),
+            client_software_name="kafka-tui",
+            client_software_version=__version__,
+        )
+
+    @staticmethod
+    def answer(response: Any) -> ApiVersionsAnswer:
+        return ApiVersionsAnswer(
+            code(response.error_code),
+            {k.api_key: (k.min_version, k.max_version) for k in response.api_keys},
         )
 
 
@@ -280,6 +315,7 @@ class ElectLeadersRequest(WireRequest):
                 for t in response.replica_election_results
                 for p in t.partition_result
             ],
+            type(response).__version__,
         )
 
 

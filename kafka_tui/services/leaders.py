@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 
 from ..admin import TopicDescription
 from ..admin.connection import poll_until
-from ..admin.leaders import ELECTION_NOT_NEEDED, ElectionResult, ElectionType
+from ..admin.leaders import (
+    ELECTION_NOT_NEEDED,
+    ElectionResult,
+    ElectionType,
+    not_needed,
+)
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from .ports import AdminPort
 
@@ -358,6 +363,15 @@ def _result(
     after: dict[tuple[str, int], int | None],
 ) -> LeaderResult:
     leader_after = after.get((answer.topic, answer.partition), before.leader)
+    preferred = before.replicas[0] if before.replicas else None
+    if (
+        answer.ok
+        and answer.error is None
+        and not answer.says_not_needed
+        and before.leader == preferred == leader_after
+    ):
+        # Kafka 2.2-2.3 answer success for a partition its preferred replica led already.
+        answer = not_needed(answer.topic, answer.partition)
     # Not needed: the controller changed nothing, so the leader before is the one after.
     leader_before = leader_after if answer.error == ELECTION_NOT_NEEDED else before.leader
     message = answer.message
