@@ -26,7 +26,6 @@ from aiokafka.errors import (
 from .model import ConnectionSettings
 
 _HOSTNAME_MISMATCH = (62, 64)  # X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH
-_UNTRUSTED = (2, 18, 19, 20, 21)  # no issuer / self-signed / unable to verify the leaf
 
 
 def unusable_tls_settings(s: ConnectionSettings, exc: Exception) -> str:

@@ -20,8 +20,8 @@ from .batches import (
     from_code,
     pipelined,
 )
-from .connection import UNKNOWN_TOPIC, AdminConnection
-from .errors import ConnectionFailed, KafkaRequestError, sentence
+from .connection import AdminConnection
+from .errors import ConnectionFailed, KafkaRequestError
 from .model import (
     BrokerInfo,
     BrokerLoad,
@@ -379,44 +379,3 @@ class AdminReads(AdminConnection):
                 for c in result.configs
             }
         return configs, errors
-
-    async def check_topics(self, names: Sequence[str]) -> list[TopicResult]:
-        """ "Check again" after a timeout: does each topic exist with a leader everywhere?"""
-        by_name: dict[str, protocol.MetadataTopic] = {}
-        for batch in batched(list(dict.fromkeys(names))):
-            metadata = await self._metadata(batch)
-            by_name |= {t.name: t for t in metadata.topics}
-        results = []
-        for name in dict.fromkeys(names):
-            t = by_name.get(name)
-            if t is None or t.error_code:
-                code = t.error_code if t else UNKNOWN_TOPIC
-                results.append(from_code(name, code, None))
-                continue
-            parts = t.partitions
-            leaderless = [p.partition_index for p in parts if p.leader_id < 0]
-            if leaderless:
-                results.append(
-                    TopicResult(
-                        name,
-                        ok=False,
-                        error="LEADER_NOT_AVAILABLE",
-                        message=sentence("LEADER_NOT_AVAILABLE", name)
-                        + f" Partitions without a leader: {leaderless}.",
-                        topic_id=t.topic_id,
-                        partitions=len(parts),
-                    )
-                )
-            else:
-                results.append(
-                    TopicResult(
-                        name,
-                        ok=True,
-                        message=f"Topic '{name}' exists; all {len(parts)} partitions have "
-                        "a leader.",
-                        topic_id=t.topic_id,
-                        partitions=len(parts),
-                        replication_factor=max((len(p.replica_nodes) for p in parts), default=0),
-                    )
-                )
-        return results

@@ -24,10 +24,6 @@ _JVM_FLAGS = [
 ]
 
 
-class NodeStartError(RuntimeError):
-    """A node's process exited or never became ready; carries the tail of its log."""
-
-
 def java_bin() -> str:
     java_home = os.environ.get("JAVA_HOME")
     return str(Path(java_home) / "bin" / "java") if java_home else "java"

@@ -93,12 +93,6 @@ class Planned:
     refusal: TopicResult | None = None
     via_zookeeper: bool = False  # a ZooKeeper-mode grow onto an offline observed broker
 
-    @property
-    def sent_assignment(self) -> list[list[int]] | None:
-        if self.placement is None:
-            return None
-        return [[r for r in replicas if r >= 0] for replicas in self.placement.assignment]
-
 
 def min_live_of(options: PlacementOptions, min_isr: int) -> int:
     return max(options.min_required or 1, min_isr)

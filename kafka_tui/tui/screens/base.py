@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, Protocol
 
 from textual.app import SystemCommand
 from textual.screen import Screen
@@ -49,10 +49,6 @@ class KafkaScreen(Screen[Any]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         read_only = self.profile is not None and self.profile.read_only
         return not (read_only and action in self.CHANGE_ACTIONS)
-
-    @property
-    def kafka_app(self) -> KafkaHost:
-        return cast(KafkaHost, self.app)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Expected Kafka errors are handled inside the workers (notify / inline); what
