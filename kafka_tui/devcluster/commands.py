@@ -14,7 +14,15 @@ from .cluster import ClusterError, DevCluster
 from .jars import JarFetchError, ensure_kafka
 from .security import ADMIN, SECURITIES, USERS
 from .spark import SparkClusterError, SparkDevCluster
-from .versions import KRAFT, KRAFT_VERSION, NEWEST_MINOR, OLDEST, ZK_VERSION
+from .versions import (
+    KRAFT,
+    KRAFT_SCRAM_BOOTSTRAP,
+    KRAFT_VERSION,
+    NEWEST_MINOR,
+    OLDEST,
+    UNENCRYPTED_PEM_KEYS,
+    ZK_VERSION,
+)
 
 
 def _minor(version: tuple[int, ...]) -> str:
@@ -57,7 +65,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         choices=SECURITIES,
         default="plaintext",
         help="sasl_ssl: TLS from the cluster's own CA, SCRAM-SHA-512 users admin, viewer and "
-        "creator with ACLs (default: plaintext, no authorization)",
+        f"creator with ACLs; Kafka {_minor(UNENCRYPTED_PEM_KEYS)}+ in ZooKeeper mode, "
+        f"{_minor(KRAFT_SCRAM_BOOTSTRAP)}+ in KRaft (default: plaintext, no authorization)",
     )
     fetch = actions.add_parser("fetch", help="fetch the Kafka jars into the cache (once)")
     fetch.add_argument(
