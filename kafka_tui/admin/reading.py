@@ -34,7 +34,12 @@ from .model import (
     TopicResult,
 )
 from .model import QuorumMember as QuorumMemberInfo
-from .protocol_cluster import DescribeQuorumRequest, QuorumMember
+from .protocol_cluster import (
+    ApiVersionsRequest,
+    DescribeQuorumRequest,
+    QuorumMember,
+)
+from .releases import kafka_release
 from .wire import UnsupportedByBroker
 
 V = TypeVar("V")
@@ -69,6 +74,25 @@ class AdminReads(AdminConnection):
             lists_fenced_brokers=response.lists_fenced_brokers,
             quorum=quorum,
         )
+
+    async def kafka_releases(self, brokers: Sequence[int]) -> dict[int, str]:
+        """Each of `brokers` (live ones) -> the Kafka release it runs ("3.9", "3.3+": see
+        releases.py), from its own ApiVersions answer. A broker that does not answer is left
+        out."""
+        request = ApiVersionsRequest()
+        answers = await asyncio.gather(
+            *(self._send(request, b) for b in brokers), return_exceptions=True
+        )
+        found = {}
+        for broker, answer in zip(brokers, answers, strict=True):
+            if isinstance(answer, BaseException):
+                if not isinstance(answer, Exception):
+                    raise answer
+                continue
+            read = request.answer(answer)
+            if not read.error_code:
+                found[broker] = kafka_release(read.versions)
+        return found
 
     async def _quorum(self) -> QuorumInfo | None:
         """The KRaft controller quorum (DescribeQuorum, forwarded by a broker to the

@@ -31,7 +31,7 @@ from .topics import zookeeper_of
 def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     brokers = commands.add_parser("brokers", help="live, offline and observed brokers (KIP-409)")
     actions = brokers.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("list", help="id, rack, live, observed, replicas and leaders")
+    actions.add_parser("list", help="id, rack, live, observed, replicas, leaders and Kafka version")
     forget = actions.add_parser(
         "forget", help="retire a stopped broker for good (KRaft: unregister; ZooKeeper: znode)"
     )
@@ -71,7 +71,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         raise ReadOnlyProfile(profile.name)
     match (args.command, args.action):
         case ("brokers", "list"):
-            snapshot = await take_snapshot(admin, zookeeper=zookeeper)
+            snapshot = await take_snapshot(admin, zookeeper=zookeeper, releases=True)
             brokers: list[dict[str, object]] = [
                 {
                     "id": b.id,
@@ -83,11 +83,22 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
                     "replicas": snapshot.load.replicas.get(b.id, 0),
                     "leaders": snapshot.load.leaders.get(b.id, 0),
                     "source": snapshot.sources.get(b.id, "live"),
+                    # From its ApiVersions answer; None: offline, or it did not answer.
+                    "kafka_version": snapshot.releases.get(b.id),
                 }
                 for b in snapshot.brokers
             ]
-            columns = ["id", "rack", "live", "observed", "replicas", "leaders", "source"]
-            output.rows(brokers, as_json, columns)
+            columns = [
+                "id",
+                "rack",
+                "live",
+                "observed",
+                "replicas",
+                "leaders",
+                "source",
+                "kafka_version",
+            ]
+            output.rows(brokers, as_json, columns, {"kafka_version": "VERSION"})
             if not snapshot.kraft and zookeeper is None and not as_json:
                 print(
                     "(ZooKeeper mode without --zookeeper: only live brokers and those topics' "

@@ -39,12 +39,18 @@ def results(items: Sequence[TopicResult], as_json: bool) -> int:
     return 0 if all(r.ok for r in items) else 1
 
 
-def rows(items: Sequence[Mapping[str, Any]], as_json: bool, columns: Sequence[str]) -> None:
-    """A JSON list of objects, or a header and one tab-separated line per item."""
+def rows(
+    items: Sequence[Mapping[str, Any]],
+    as_json: bool,
+    columns: Sequence[str],
+    headers: Mapping[str, str] | None = None,
+) -> None:
+    """A JSON list of objects, or a header and one tab-separated line per item; a column's
+    header is its key in capitals unless `headers` names it."""
     if as_json:
         emit_json(list(items))
         return
-    print("\t".join(c.upper() for c in columns))
+    print("\t".join((headers or {}).get(c, c.upper()) for c in columns))
     for item in items:
         print("\t".join(_cell(item.get(c)) for c in columns))
 

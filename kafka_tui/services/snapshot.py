@@ -52,6 +52,9 @@ class Snapshot:
     stale_records: list[PlaceholderEntry] = field(default_factory=list)
     # Where each broker is known from (`observed_brokers`, "replica lists").
     sources: dict[int, str] = field(default_factory=dict)
+    # The Kafka release each live broker runs ("3.9", "3.3+"; admin/releases.py), when asked
+    # for (`take_snapshot(releases=True)`); a broker missing did not answer.
+    releases: dict[int, str] = field(default_factory=dict)
 
     @property
     def live(self) -> list[int]:
@@ -113,6 +116,7 @@ async def take_snapshot(
     defaults: bool = True,
     known: Sequence[TopicDescription] | None = None,
     reuse: LoadReuse | None = None,
+    releases: bool = False,
 ) -> Snapshot:
     """`current`: the topics the operation touches, whose latest state (after kafka-tui's own
     recent changes) the snapshot must show, and the only ones it describes (with the
@@ -126,7 +130,8 @@ async def take_snapshot(
     1,000,000 partitions that answer costs the broker seconds); brokers, defaults and
     placeholder records are still read.
     `reuse` (with `current`): a load kafka-tui counted recently serves instead of a count of
-    every partition, when it may (services/recent_load.py); else the count is kept for it."""
+    every partition, when it may (services/recent_load.py); else the count is kept for it.
+    `releases`: ask each live broker which Kafka release it runs (its ApiVersions)."""
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
     # The reads at once: the brokers, the topics (and load), and (unless not needed) the
     # defaults of the broker reads go to (a live one: the client's metadata lists live
@@ -147,7 +152,9 @@ async def take_snapshot(
     if store is not None and store.topic in topics and touched:
         stored = await store.load(len(topics[store.topic].partitions))
         entries, stale = current_entries(stored, topics)
-    return Snapshot(brokers, load, topics, read, entries, kraft, stale, sources)
+    live = [b.id for b in brokers if b.live]
+    runs = await admin.kafka_releases(live) if releases else {}
+    return Snapshot(brokers, load, topics, read, entries, kraft, stale, sources, runs)
 
 
 async def _no_defaults() -> dict[str, str | None]:

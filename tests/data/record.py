@@ -95,6 +95,7 @@ async def record(
         defaults = await admin.broker_configs(None, DEFAULT_KEYS)
         reassignments = await admin.list_partition_reassignments()
         sizes = await admin.partition_sizes(names, cluster.live_broker_ids)
+        releases = await admin.kafka_releases(cluster.live_broker_ids)
     store = PlaceholderStore(settings)
     by_name = {t.name: t for t in topics}
     entries = (
@@ -112,6 +113,7 @@ async def record(
         "broker_defaults": defaults,
         "reassignments": [encode_reassignment(r) for r in reassignments],
         "partition_sizes": sorted([t, p, s] for (t, p), s in sizes.items()),
+        "kafka_releases": {str(b): r for b, r in sorted(releases.items())},
         "placeholders": {
             "topic": store.topic,
             "entries": {k: v.to_json() for k, v in sorted(entries.items())},

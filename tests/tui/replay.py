@@ -145,6 +145,9 @@ class Recording:
     sizes: dict[tuple[str, int], int]
     placeholders_topic: str
     placeholders: dict[str, PlaceholderEntry]
+    # Each live broker's release; a recording made before releases were recorded holds
+    # none (the screens then show them as unknown).
+    releases: dict[int, str]
 
     @classmethod
     def load(cls, name: str) -> Recording:
@@ -168,6 +171,7 @@ class Recording:
             placeholders={
                 k: PlaceholderEntry.from_json(v) for k, v in data["placeholders"]["entries"].items()
             },
+            releases={int(b): r for b, r in data.get("kafka_releases", {}).items()},
         )
 
     def profile(self, name: str = "recorded", **options: Any) -> Profile:
@@ -194,6 +198,9 @@ class ReplayAdmin:
 
     async def describe_cluster(self) -> ClusterInfo:
         return self.recording.cluster
+
+    async def kafka_releases(self, brokers: Sequence[int]) -> dict[int, str]:
+        return {b: r for b, r in self.recording.releases.items() if b in brokers}
 
     async def list_topics(
         self, *, consistent_for: Sequence[str] | None = None

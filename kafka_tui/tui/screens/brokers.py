@@ -1,6 +1,6 @@
-"""The brokers as KIP-409 sees them (live and observed-offline, their load) and the open
-placeholders, with `f` to fill them on live brokers and `e` to give every partition its
-preferred leader back."""
+"""The brokers as KIP-409 sees them (live and observed-offline, their load, the Kafka release
+each live one runs) and the open placeholders, with `f` to fill them on live brokers and `e`
+to give every partition its preferred leader back."""
 
 from __future__ import annotations
 
@@ -220,6 +220,7 @@ class BrokersScreen(KafkaScreen):
                 self.admin,
                 zookeeper=self.profile.zookeeper_connect,
                 store=placeholder_store(self, self.profile),
+                releases=True,
             )
         except AdminError as exc:
             self.notify(exc.message, title="Cannot read the brokers", severity="error")

@@ -1,4 +1,5 @@
-"""One row per broker: id, rack, live or offline, how it is known, its replicas and leaders."""
+"""One row per broker: id, rack, live or offline, how it is known, its replicas and leaders,
+and the Kafka release it runs."""
 
 from __future__ import annotations
 
@@ -29,7 +30,14 @@ class BrokerTable(ReplicaStyled, DataTable[object]):
     def on_mount(self) -> None:
         self.cursor_type = "row"
         self.add_columns(
-            "Broker", "Rack", "State", "Observed", "Replicas", "Leaders", "Preferred leaders"
+            "Broker",
+            "Rack",
+            "State",
+            "Observed",
+            "Replicas",
+            "Leaders",
+            "Preferred leaders",
+            "Version",
         )
 
     def show(self, snapshot: Snapshot) -> None:
@@ -51,6 +59,7 @@ class BrokerTable(ReplicaStyled, DataTable[object]):
                 str(snapshot.load.replicas.get(b.id, 0)),
                 str(leaders[b.id]),
                 str(snapshot.load.leaders.get(b.id, 0)),
+                snapshot.releases.get(b.id, "?" if b.live else "-"),
                 key=str(b.id),
             )
         fit_height(self)
