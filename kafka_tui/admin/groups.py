@@ -1,12 +1,17 @@
-"""Consumer groups with committed offsets on topics: who reads a topic before it is deleted.
+"""Groups with offsets on topics: who reads a topic before it is deleted.
 
 Each broker coordinates the groups whose `__consumer_offsets` partition it leads, and its
-ListGroups answer lists exactly those: one ListGroups per broker finds every group and its
-coordinator. OffsetFetch then goes to each coordinator with all its groups at once (v8,
-Kafka 3.0+; an older broker is asked one group per request, see `_ask`), and DescribeGroups
-(members) only for the groups that committed offsets on the topics. A coordinator that moved
-meanwhile (NOT_COORDINATOR) is found again with FindCoordinator (batched keys from v4, Kafka
-3.0, one per request before) and asked once more.
+ListGroups answer lists exactly those, of every kind (classic, the new consumer protocol's,
+share and streams groups; the kind from ListGroups v5, classic before): one ListGroups per
+broker finds every group and its coordinator. Offsets then go to each coordinator with all
+its groups at once: OffsetFetch for classic, consumer and streams groups (v8, Kafka 3.0+; an
+older broker is asked one group per request, see `_ask`), DescribeShareGroupOffsets for share
+groups, whose share-partition start offsets OffsetFetch does not know. Only the groups with
+offsets on the topics are described (state, members), each kind with its own request:
+DescribeGroups, ConsumerGroupDescribe, ShareGroupDescribe, StreamsGroupDescribe. A broker
+without a kind's describe leaves that group's state as ListGroups gave it, members unknown. A
+coordinator that moved meanwhile (NOT_COORDINATOR) is found again with FindCoordinator
+(batched keys from v4, Kafka 3.0, one per request before) and asked once more.
 
 ACLs: ListGroups never fails for lack of rights — it lists only the groups the principal may
 describe (every group with DESCRIBE on the cluster); OffsetFetch and DescribeGroups answer
@@ -23,9 +28,14 @@ from typing import Any, TypeVar
 from .connection import AdminConnection
 from .errors import AdminError, error_name
 from .protocol_groups import (
+    CLASSIC,
+    DESCRIBE,
+    SHARE,
     DescribeGroupsRequest,
+    DescribeShareGroupOffsetsRequest,
     FindCoordinatorRequest,
     GroupsRequest,
+    KindDescribeRequest,
     ListGroupsRequest,
     OffsetFetchRequest,
 )
@@ -50,14 +60,21 @@ _SINGLES_IN_FLIGHT = 16
 
 @dataclass(frozen=True)
 class GroupOffsets:
-    """A group with committed offsets on some of the topics asked about. `members`: None
-    when the group could not be described (its state then comes from ListGroups)."""
+    """A group with offsets on some of the topics asked about. `members`: None when the
+    group could not be described (its state then comes from ListGroups). A share group's
+    offsets are its share-partition start offsets."""
 
     group: str
     state: str
     members: int | None
     # topic -> partition -> committed offset (partitions without a commit left out)
     committed: Mapping[str, Mapping[int, int]]
+    # "classic", "consumer" (KIP-848), "share" (KIP-932), "streams" (KIP-1071), or a newer
+    # kind as ListGroups names it
+    type: str = CLASSIC
+    # topic -> partition -> lag, where the broker gives it (share groups: DescribeShareGroupOffsets
+    # v1); the others' lag is the log end offset minus the committed offset
+    lags: Mapping[str, Mapping[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,11 @@ class _Listed:
     group: str
     state: str
     coordinator: int
+    type: str = CLASSIC
+
+
+# group -> topic -> partition -> offset
+_Offsets = dict[str, dict[str, dict[int, int]]]
 
 
 def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
@@ -92,28 +114,51 @@ class AdminGroups(AdminConnection):
         listed = await self._list_groups(unchecked)
         if not listed or not topics:
             return GroupsOfTopics([], len(listed), unchecked)
-        offsets = await self._fetch_offsets(listed, topics, unchecked)
+        lags: _Offsets = {}
+        offsets = await self._offsets(listed, topics, unchecked, lags)
         moved = [g for g, code in unchecked.items() if code == "NOT_COORDINATOR"]
         if moved:
             for g in moved:
                 del unchecked[g]
             found = await self._find_coordinators(moved, unchecked)
-            again = {g: _Listed(g, listed[g].state, node) for g, node in found.items()}
-            offsets |= await self._fetch_offsets(again, topics, unchecked)
+            again = {
+                g: _Listed(g, listed[g].state, node, listed[g].type) for g, node in found.items()
+            }
+            offsets |= await self._offsets(again, topics, unchecked, lags)
             for g, node in found.items():
                 listed[g].coordinator = node
         reading = {g: listed[g] for g, committed in offsets.items() if committed}
-        members = await self._describe_groups(reading, unchecked)
+        members = await self._describe_groups(reading)
         groups = [
             GroupOffsets(
                 g,
                 members[g][0] if g in members else reading[g].state,
                 members[g][1] if g in members else None,
                 offsets[g],
+                reading[g].type,
+                lags.get(g, {}),
             )
             for g in sorted(reading)
         ]
         return GroupsOfTopics(groups, len(listed), unchecked)
+
+    async def _offsets(
+        self,
+        listed: Mapping[str, _Listed],
+        topics: Mapping[str, Sequence[int]],
+        unchecked: dict[str, str],
+        lags: _Offsets,
+    ) -> _Offsets:
+        """Every group's offsets ({} for a group with none): a share group's from
+        DescribeShareGroupOffsets (with the lags the broker gives, into `lags`), the others'
+        from OffsetFetch."""
+        shared = {g: found for g, found in listed.items() if found.type == SHARE}
+        others = {g: found for g, found in listed.items() if found.type != SHARE}
+        committed, started = await asyncio.gather(
+            self._fetch_offsets(others, topics, unchecked),
+            self._share_offsets(shared, topics, unchecked, lags),
+        )
+        return committed | started
 
     async def _list_groups(self, unchecked: dict[str, str]) -> dict[str, _Listed]:
         brokers = sorted(b.nodeId for b in self.client.cluster.brokers())
@@ -133,7 +178,7 @@ class AdminGroups(AdminConnection):
                 unchecked[f"broker {broker}"] = error_name(response.error_code)
                 continue
             for g in response.groups:
-                listed[g.group_id] = _Listed(g.group_id, g.state, broker)
+                listed[g.group_id] = _Listed(g.group_id, g.state, broker, g.type)
         return listed
 
     async def _fetch_offsets(
@@ -141,14 +186,9 @@ class AdminGroups(AdminConnection):
         listed: Mapping[str, _Listed],
         topics: Mapping[str, Sequence[int]],
         unchecked: dict[str, str],
-    ) -> dict[str, dict[str, dict[int, int]]]:
+    ) -> _Offsets:
         """group -> topic -> partition -> committed offset ({} for a group with none)."""
-        partitions = max(sum(len(p) for p in topics.values()), 1)
-        requests: list[tuple[int, Sequence[str]]] = []
-        for node, groups in _by_coordinator(listed).items():
-            requests += [
-                (node, chunk) for chunk in _chunks(groups, _PAIRS_PER_REQUEST // partitions)
-            ]
+        requests = _batches(listed, topics)
         asked = await asyncio.gather(
             *(
                 self._ask(OffsetFetchRequest(chunk, topics), self._to(node))
@@ -161,7 +201,7 @@ class AdminGroups(AdminConnection):
             if isinstance(pairs, BaseException):  # never an AdminError: _ask keeps those
                 raise pairs
             sent += pairs
-        offsets: dict[str, dict[str, dict[int, int]]] = {}
+        offsets: _Offsets = {}
         for request, answer in sent:
             if isinstance(answer, AdminError):
                 unchecked.update(dict.fromkeys(request.groups, answer.name))
@@ -180,6 +220,49 @@ class AdminGroups(AdminConnection):
                     elif p.offset >= 0:
                         committed.setdefault(p.topic, {})[p.partition] = p.offset
                 offsets[g.group_id] = committed
+        return offsets
+
+    async def _share_offsets(
+        self,
+        listed: Mapping[str, _Listed],
+        topics: Mapping[str, Sequence[int]],
+        unchecked: dict[str, str],
+        lags: _Offsets,
+    ) -> _Offsets:
+        """share group -> topic -> partition -> share-partition start offset ({} for a group
+        with none); the lags the broker gives (DescribeShareGroupOffsets v1) into `lags`."""
+        requests = _batches(listed, topics)
+        answers = await asyncio.gather(
+            *(
+                self._send_to_itself(DescribeShareGroupOffsetsRequest(chunk, topics), node)
+                for node, chunk in requests
+            ),
+            return_exceptions=True,
+        )
+        offsets: _Offsets = {}
+        for (_, chunk), answer in zip(requests, answers, strict=True):
+            if isinstance(answer, AdminError):  # UNSUPPORTED_VERSION too: offsets unknown
+                unchecked.update(dict.fromkeys(chunk, answer.name))
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            for g in DescribeShareGroupOffsetsRequest.answer(answer):
+                if g.error_code:
+                    code = g.error_code
+                    unchecked[g.group_id] = (
+                        "NOT_COORDINATOR" if code in _MOVED else error_name(code)
+                    )
+                    continue
+                started: dict[str, dict[int, int]] = {}
+                for p in g.offsets:
+                    if p.error_code:
+                        unchecked[g.group_id] = error_name(p.error_code)
+                    elif p.start_offset >= 0:
+                        started.setdefault(p.topic, {})[p.partition] = p.start_offset
+                        if p.lag >= 0:
+                            known = lags.setdefault(g.group_id, {}).setdefault(p.topic, {})
+                            known[p.partition] = p.lag
+                offsets[g.group_id] = started
         return offsets
 
     async def _find_coordinators(
@@ -228,28 +311,45 @@ class AdminGroups(AdminConnection):
                 asked.append((single, answer))
         return asked
 
-    async def _describe_groups(
-        self, groups: Mapping[str, _Listed], unchecked: dict[str, str]
-    ) -> dict[str, tuple[str, int]]:
-        """group -> (state, members), for the groups that could be described."""
-        requests: list[tuple[int, Sequence[str]]] = []
-        for node, names in _by_coordinator(groups).items():
-            requests += [(node, chunk) for chunk in _chunks(names, _GROUPS_PER_DESCRIBE)]
+    async def _describe_groups(self, groups: Mapping[str, _Listed]) -> dict[str, tuple[str, int]]:
+        """group -> (state, members), for the groups that could be described: each kind
+        with its own request (a kind kafka-tui does not know is not described)."""
+        requests: list[tuple[int, DescribeGroupsRequest | KindDescribeRequest]] = []
+        for kind, describe in DESCRIBE.items():
+            of_kind = {g: found for g, found in groups.items() if found.type == kind}
+            for node, names in _by_coordinator(of_kind).items():
+                requests += [
+                    (node, describe(chunk)) for chunk in _chunks(names, _GROUPS_PER_DESCRIBE)
+                ]
         answers = await asyncio.gather(
-            *(self._send_to_itself(DescribeGroupsRequest(chunk), node) for node, chunk in requests),
+            *(self._send_to_itself(request, node) for node, request in requests),
             return_exceptions=True,
         )
         described: dict[str, tuple[str, int]] = {}
-        for answer in answers:
+        for (_, request), answer in zip(requests, answers, strict=True):
             if isinstance(answer, AdminError):
-                continue  # the state from ListGroups stands; members unknown
+                # No such request on this broker (UNSUPPORTED_VERSION), or it failed: the
+                # state from ListGroups stands, members unknown.
+                continue
             if isinstance(answer, BaseException):
                 raise answer
-            for g in DescribeGroupsRequest.answer(answer):
+            for g in request.answer(answer):
                 if g.error_code:
                     continue
                 described[g.group_id] = (g.state, g.members)
         return described
+
+
+def _batches(
+    listed: Mapping[str, _Listed], topics: Mapping[str, Sequence[int]]
+) -> list[tuple[int, Sequence[str]]]:
+    """(coordinator, its groups) for requests that name every partition of `topics` for each
+    group: at most _PAIRS_PER_REQUEST (group, partition) pairs each."""
+    partitions = max(sum(len(p) for p in topics.values()), 1)
+    requests: list[tuple[int, Sequence[str]]] = []
+    for node, groups in _by_coordinator(listed).items():
+        requests += [(node, chunk) for chunk in _chunks(groups, _PAIRS_PER_REQUEST // partitions)]
+    return requests
 
 
 def _by_coordinator(listed: Mapping[str, _Listed]) -> dict[int, list[str]]:

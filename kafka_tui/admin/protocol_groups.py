@@ -1,14 +1,26 @@
-"""The consumer-group requests (admin/groups.py) on Kafka's generated wire (wire.py, kio), each
-at the highest version both sides know, its answer read into typed records whatever the
-version: ListGroups (16) v0-5, OffsetFetch (9) v2-8, DescribeGroups (15) v0-5 and
-FindCoordinator (10) v0-4.
+"""The group requests (admin/groups.py) on Kafka's generated wire (wire.py, kio), each at the
+highest version both sides know, its answer read into typed records whatever the version:
+ListGroups (16) v0-5, OffsetFetch (9) v2-8, DescribeGroups (15) v0-5 and FindCoordinator (10)
+v0-4 for every kind of group; ConsumerGroupDescribe (69) v0-1 for the new consumer protocol's
+groups (KIP-848), ShareGroupDescribe (77) v1 and DescribeShareGroupOffsets (90) v0-1 for share
+groups (KIP-932), StreamsGroupDescribe (89) v0 for streams groups (KIP-1071).
 
 Brokers' ApiVersions for ListGroups, OffsetFetch, DescribeGroups and FindCoordinator: Kafka
 2.1.1 0-2, 0-5, 0-2, 0-2; 2.8.2 0-4, 0-7, 0-5, 0-3; 4.4.0 0-5, 1-10, 0-6, 0-6 (Kafka 4.0
 dropped OffsetFetch v0 only of these, KIP-896). A group's state is in ListGroups answers from
-v4 (Kafka 2.6), read as "" before. OffsetFetch v1 gives a group's own error (NOT_COORDINATOR,
-...) only on each partition, v2 (every broker since 0.10.2) as the group's: v2 is the lowest
-sent.
+v4 (Kafka 2.6), read as "" before; its type ("classic", "consumer", "share", "streams") from
+v5 (KIP-848), read as "classic" before: the only kind older brokers have. OffsetFetch v1 gives
+a group's own error (NOT_COORDINATOR, ...) only on each partition, v2 (every broker since
+0.10.2) as the group's: v2 is the lowest sent.
+
+Kafka 4.4.0 answers ConsumerGroupDescribe 0-1, ShareGroupDescribe 1-1 (v0 was the early access
+one; kio has v1 only), StreamsGroupDescribe 0-1 (kio has v0) and DescribeShareGroupOffsets 0-1
+(v1 adds each partition's lag). Each describe answers GROUP_ID_NOT_FOUND ("Group g is not a
+share group.") for a group of another kind; DescribeGroups v0-5 answers a group that is not
+classic as state Dead with no members and no error (v6: GROUP_ID_NOT_FOUND, "Group g is not a
+classic group."), which is why the kind decides the request. OffsetFetch reads the offsets of
+classic, consumer and streams groups alike; a share group has none there (-1 on every
+partition, no error): its share-partition start offsets come from DescribeShareGroupOffsets.
 
 Many groups in one request: OffsetFetch from v8 (KIP-709) and FindCoordinator from v4
 (KIP-699), both Kafka 3.0. Older brokers take one group per request, and their answers do not
@@ -17,9 +29,10 @@ versions (`BATCHED`): an older broker's ApiVersions refuses it before anything i
 (`UnsupportedByBroker`), and the caller asks again with one request per group (`for_group`),
 sent at any version. groups.py does that (`AdminGroups._ask`).
 
-Left out: ListGroups v5's types filter (KIP-848; sent empty: every group type); DescribeGroups v6
-(an error message and GROUP_ID_NOT_FOUND for a group that does not exist, instead of state
-Dead); FindCoordinator v5-6 (transactions, share groups); OffsetFetch v9 (a member id and
+Left out: ListGroups v5's types filter (sent empty: every type is listed, one kafka-tui does
+not know yet included, so that a deletion never misses a group); DescribeGroups v6 (an error
+message and GROUP_ID_NOT_FOUND for a group that does not exist, instead of state Dead);
+FindCoordinator v5-6 (transactions, share-partition keys); OffsetFetch v9 (a member id and
 epoch, for members of KIP-848 groups) and v10 (topics named by id).
 """
 
@@ -30,10 +43,17 @@ from typing import Any, ClassVar, NamedTuple, Self
 
 from .wire import Api, WireRequest, code, has, nested, shape
 
+# The kinds of group ListGroups v5 names (KIP-1043's group types).
+CLASSIC = "classic"
+CONSUMER = "consumer"  # the new consumer protocol (KIP-848, group.protocol=consumer)
+SHARE = "share"  # KIP-932
+STREAMS = "streams"  # KIP-1071
+
 
 class ListedGroup(NamedTuple):
     group_id: str
     state: str  # "" when the broker names none (ListGroups before v4)
+    type: str = CLASSIC  # as the broker names it; classic before v5
 
 
 class GroupList(NamedTuple):
@@ -63,6 +83,22 @@ class DescribedGroup(NamedTuple):
     error_code: int
     state: str  # "" when the broker names none
     members: int  # how many
+
+
+class SharePartitionOffset(NamedTuple):
+    topic: str
+    partition: int
+    start_offset: int  # negative: the group holds no state on this partition
+    lag: int  # negative: unknown (DescribeShareGroupOffsets v0, or no state)
+    error_code: int
+
+
+class ShareGroupOffsets(NamedTuple):
+    """One share group's DescribeShareGroupOffsets answer."""
+
+    group_id: str
+    error_code: int
+    offsets: list[SharePartitionOffset]
 
 
 class Coordinator(NamedTuple):
@@ -109,7 +145,14 @@ class ListGroupsRequest(WireRequest):
     def answer(response: Any) -> GroupList:
         return GroupList(
             code(response.error_code),
-            [ListedGroup(g.group_id, getattr(g, "group_state", "") or "") for g in response.groups],
+            [
+                ListedGroup(
+                    g.group_id,
+                    getattr(g, "group_state", "") or "",
+                    getattr(g, "group_type", "") or CLASSIC,
+                )
+                for g in response.groups
+            ],
         )
 
 
@@ -193,6 +236,103 @@ class DescribeGroupsRequest(WireRequest):
     def answer(response: Any) -> list[DescribedGroup]:
         return [
             DescribedGroup(g.group_id, code(g.error_code), g.group_state or "", len(g.members))
+            for g in response.groups
+        ]
+
+
+# -- ConsumerGroupDescribe (69), ShareGroupDescribe (77), StreamsGroupDescribe (89) ---------
+
+
+class KindDescribeRequest(WireRequest):
+    """The describe of one kind of group: the same request and answer shape for each (group
+    ids in; each group's error, state and members out)."""
+
+    def __init__(self, groups: Sequence[str]) -> None:
+        self.groups = groups
+
+    def message(self, version: int) -> Any:
+        return shape(
+            self.API.request_type(version),
+            group_ids=tuple(self.groups),
+            include_authorized_operations=False,
+        )
+
+    @staticmethod
+    def answer(response: Any) -> list[DescribedGroup]:
+        return [
+            DescribedGroup(g.group_id, code(g.error_code), g.group_state or "", len(g.members))
+            for g in response.groups
+        ]
+
+
+class ConsumerGroupDescribeRequest(KindDescribeRequest):
+    API = Api(69, "ConsumerGroupDescribe", 0, 1)
+    API_KEY = 69
+
+
+class ShareGroupDescribeRequest(KindDescribeRequest):
+    API = Api(77, "ShareGroupDescribe", 1, 1)
+    API_KEY = 77
+
+
+class StreamsGroupDescribeRequest(KindDescribeRequest):
+    API = Api(89, "StreamsGroupDescribe", 0, 0)
+    API_KEY = 89
+
+
+# The describe request of each kind of group.
+DESCRIBE: Mapping[str, type[DescribeGroupsRequest | KindDescribeRequest]] = {
+    CLASSIC: DescribeGroupsRequest,
+    CONSUMER: ConsumerGroupDescribeRequest,
+    SHARE: ShareGroupDescribeRequest,
+    STREAMS: StreamsGroupDescribeRequest,
+}
+
+
+# -- DescribeShareGroupOffsets (90) ---------------------------------------------------------
+
+
+class DescribeShareGroupOffsetsRequest(WireRequest):
+    """The share-partition start offsets of share `groups` on `topics` (name -> partitions),
+    many groups in one request."""
+
+    API = Api(90, "DescribeShareGroupOffsets", 0, 1)
+    API_KEY = 90
+
+    def __init__(self, groups: Sequence[str], topics: Mapping[str, Sequence[int]]) -> None:
+        self.groups = list(groups)
+        self.topics = topics
+
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        group = nested(request, "DescribeShareGroupOffsetsRequestGroup")
+        topic = nested(request, "DescribeShareGroupOffsetsRequestTopic")
+        topics = tuple(
+            shape(topic, topic_name=name, partitions=tuple(partitions))
+            for name, partitions in self.topics.items()
+        )
+        return shape(
+            request, groups=tuple(shape(group, group_id=g, topics=topics) for g in self.groups)
+        )
+
+    @staticmethod
+    def answer(response: Any) -> list[ShareGroupOffsets]:
+        return [
+            ShareGroupOffsets(
+                g.group_id,
+                code(g.error_code),
+                [
+                    SharePartitionOffset(
+                        t.topic_name,
+                        p.partition_index,
+                        p.start_offset,
+                        getattr(p, "lag", -1),
+                        code(p.error_code),
+                    )
+                    for t in g.topics
+                    for p in t.partitions
+                ],
+            )
             for g in response.groups
         ]
 

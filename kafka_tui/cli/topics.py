@@ -119,8 +119,8 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     delete.add_argument(
         "--if-unconsumed",
         action="store_true",
-        help="delete only topics that no consumer group with members reads; the others are "
-        "refused (TOPIC_IN_USE)",
+        help="delete only topics that no group with members reads (classic and KIP-848 "
+        "consumer groups, share and streams groups); the others are refused (TOPIC_IN_USE)",
     )
     delete.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
 

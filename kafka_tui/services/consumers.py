@@ -1,6 +1,9 @@
-"""Who reads a topic, before it is deleted: the consumer groups with committed offsets on it,
-their state, members and lag (log end offset minus committed offset, summed over the
-topic's partitions). Read only for a deletion; both front ends show it before asking.
+"""Who reads a topic, before it is deleted: the groups with offsets on it, of every kind
+(classic consumer groups, the new consumer protocol's, share and streams groups), their
+state, members and lag (log end offset minus committed offset, summed over the topic's
+partitions; for a share group, the lag its coordinator counts where the broker gives it,
+DescribeShareGroupOffsets v1, as kafka-share-groups.sh 4.4 shows it, else log end offset minus
+share-partition start offset). Read only for a deletion; both front ends show it before asking.
 
 What cannot be checked (no right to describe groups, a broker that did not answer) becomes a
 note, never a failure: the deletion is the operator's call. Only the unconsumed-only
@@ -19,6 +22,7 @@ from ..admin.groups import (
     TOPIC_AUTHORIZATION_FAILED,
     GroupsOfTopics,
 )
+from ..admin.protocol_groups import CLASSIC, CONSUMER, SHARE, STREAMS
 from .ports import AdminPort
 
 TOPIC_IN_USE = "TOPIC_IN_USE"
@@ -26,28 +30,46 @@ GROUPS_NOT_CHECKED = "GROUPS_NOT_CHECKED"
 NOT_AUTHORIZED_NOTE = "consumer groups not checked: not authorized to describe groups"
 
 
+# How each kind of group is named next to it (a classic consumer group goes unnamed).
+_KINDS = {
+    CLASSIC: "",
+    CONSUMER: "consumer protocol, ",
+    SHARE: "share group, ",
+    STREAMS: "streams group, ",
+}
+
+
 @dataclass(frozen=True)
 class Reader:
-    """A consumer group with committed offsets on a topic. `members`: None when the group
-    could not be described; `lag`: None when a partition's log end offset is unknown."""
+    """A group with offsets on a topic. `members`: None when the group could not be
+    described; `lag`: None when a partition's log end offset is unknown. `type`: "classic",
+    "consumer" (KIP-848), "share" (KIP-932), "streams" (KIP-1071), or a newer kind."""
 
     group: str
     state: str
     members: int | None
     lag: int | None
+    type: str = CLASSIC
 
     @property
     def active(self) -> bool:
         return bool(self.members)
 
     def to_json(self) -> dict[str, object]:
-        return {"group": self.group, "state": self.state, "members": self.members, "lag": self.lag}
+        return {
+            "group": self.group,
+            "state": self.state,
+            "members": self.members,
+            "lag": self.lag,
+            "type": self.type,
+        }
 
     def describe(self) -> str:
-        """ "'billing' (Stable, 2 members, lag 40)"."""
+        """ "'billing' (Stable, 2 members, lag 40)", "'jobs' (share group, Empty, ...)"."""
+        kind = _KINDS.get(self.type, f"{self.type} group, ")
         members = "members unknown" if self.members is None else _count(self.members, "member")
         lag = "lag unknown" if self.lag is None else f"lag {self.lag}"
-        return f"'{self.group}' ({self.state or 'state unknown'}, {members}, {lag})"
+        return f"'{self.group}' ({kind}{self.state or 'state unknown'}, {members}, {lag})"
 
 
 @dataclass(frozen=True)
@@ -66,9 +88,10 @@ class Readers:
 
 
 async def readers_of(admin: AdminPort, names: Sequence[str]) -> Readers:
-    """The consumer groups reading `names` (topics that do not exist have none). Cost: one
-    Metadata read, one ListGroups per broker, one OffsetFetch and at most one DescribeGroups
-    per coordinator, and ListOffsets only for the topics some group reads."""
+    """The groups reading `names` (topics that do not exist have none). Cost: one Metadata
+    read, one ListGroups per broker, per coordinator one OffsetFetch (and one
+    DescribeShareGroupOffsets if it has share groups) and at most one describe per kind of
+    group, and ListOffsets only for the topics some group reads."""
     if not names:
         return Readers()
     try:
@@ -85,10 +108,12 @@ async def readers_of(admin: AdminPort, names: Sequence[str]) -> Readers:
     for g in groups.groups:
         for topic, committed in sorted(g.committed.items()):
             lag: int | None = 0
+            given = g.lags.get(topic, {})
             for partition, offset in committed.items():
                 end = ends.get((topic, partition))
-                lag = None if end is None or lag is None else lag + max(end - offset, 0)
-            by_topic.setdefault(topic, []).append(Reader(g.group, g.state, g.members, lag))
+                behind = given.get(partition, None if end is None else max(end - offset, 0))
+                lag = None if behind is None or lag is None else lag + behind
+            by_topic.setdefault(topic, []).append(Reader(g.group, g.state, g.members, lag, g.type))
     return Readers(by_topic, _note(groups))
 
 

@@ -149,8 +149,8 @@ def test_delete_shows_each_group_with_its_state_members_and_lag(
     groups = sorted(result["consumer_groups"], key=lambda g: g["group"])
     assert groups == sorted(
         [
-            {"group": reading, "state": "Stable", "members": 1, "lag": 0},
-            {"group": idle, "state": "Empty", "members": 0, "lag": 16},
+            {"group": reading, "state": "Stable", "members": 1, "lag": 0, "type": "classic"},
+            {"group": idle, "state": "Empty", "members": 0, "lag": 16, "type": "classic"},
         ],
         key=lambda g: str(g["group"]),
     )
@@ -205,11 +205,11 @@ def test_if_unconsumed_deletes_the_unread_topic_and_refuses_the_read_one(
         assert f"'{reading}' (Stable, 1 member, lag 0)" in refused["message"]
         assert refused["message"].startswith(f"Topic '{used}' was not deleted")
         assert refused["consumer_groups"] == [
-            {"group": reading, "state": "Stable", "members": 1, "lag": 0}
+            {"group": reading, "state": "Stable", "members": 1, "lag": 0, "type": "classic"}
         ]
         assert (deleted["topic"], deleted["ok"]) == (unused, True)
         assert deleted["consumer_groups"] == [
-            {"group": idle, "state": "Empty", "members": 0, "lag": 0}
+            {"group": idle, "state": "Empty", "members": 0, "lag": 0, "type": "classic"}
         ]
         code, described = run_json(capsys, cluster, "topics", "describe", used, "--no-configs")
         assert code == 0 and [t["topic"] for t in described] == [used]  # type: ignore[union-attr]
