@@ -5,7 +5,6 @@ planned is reported ok and skipped), placeholders recorded, and a final check by
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Literal
@@ -151,7 +150,7 @@ async def apply_document(
         await _verify(admin, entries, results, [p.topic for b in batches for p in b])
         if altered:
             try:
-                settled = await _alter_configs(admin, altered, batch_size, timeout_ms)
+                settled = await _alter_configs(admin, altered, batch_size)
             except AdminError as exc:
                 raise ApplyInterrupted(
                     [results[t["topic"]] for t in document["topics"] if t["topic"] in results],
@@ -215,26 +214,16 @@ async def _alter_configs(
     admin: AdminPort,
     altered: dict[str, list[ConfigChange]],
     batch_size: int,
-    timeout_ms: int,
 ) -> dict[str, TopicResult]:
-    """IncrementalAlterConfigs (only the named keys change), then a wait until every live
-    broker shows the new overrides: a later read from any broker agrees (admin/configs.py)."""
+    """IncrementalAlterConfigs (only the named keys change), a batch at a time; each waits
+    until every live broker shows the new overrides, so a later read from any broker agrees
+    (admin/client.py)."""
     names = list(altered)
     results: dict[str, TopicResult] = {}
     for start in range(0, len(names), batch_size):
         part = {n: altered[n] for n in names[start : start + batch_size]}
         for result in await admin.alter_topic_configs(part):
             results[result.topic] = result
-    expected = {n: {c.name: c.value for c in altered[n]} for n in names if results[n].ok}
-    late = await admin.wait_for_topic_configs(expected, time.monotonic() + timeout_ms / 1000)
-    for name in late:
-        results[name] = TopicResult(
-            name,
-            ok=False,
-            error="REQUEST_TIMED_OUT",
-            message=f"Topic '{name}': the config change was accepted, but not every broker "
-            "shows it yet; check again.",
-        )
     return results
 
 
