@@ -17,8 +17,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
 from kafka_tui.cli.main import main
+from kafka_tui.config import Profile, Settings
 from kafka_tui.devcluster import DevCluster
+from kafka_tui.tui.app import make_app
+from kafka_tui.tui.widgets.tables import PartitionTable
+
+from ..tui.conftest import filter_to, loaded, settle, shown
 
 # (version, mode, what that version lacks that the scenario meets)
 OLDEST = ("2.2.2", "zk")
@@ -35,10 +41,11 @@ MATRIX = [
 CASES = MATRIX if os.environ.get("KAFKA_TUI_COMPAT") == "1" else [OLDEST]
 
 
-@pytest.fixture(params=CASES, ids=[f"{v}-{m}" for v, m in CASES])
+@pytest.fixture(scope="module", params=CASES, ids=[f"{v}-{m}" for v, m in CASES])
 def versioned(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[list[str]]:
+    """The CLI's flags for a 3-broker cluster of the version, shared by this module's tests."""
     version, mode = request.param
     dev = DevCluster(tmp_path_factory.mktemp(f"kafka-{version}-{mode}"))
     try:
@@ -116,3 +123,23 @@ def test_the_operator_scenario(versioned: list[str], capsys: pytest.CaptureFixtu
     assert code == 0 and "orders" in {t["topic"] for t in json.loads(out)}, out
     code, out = run(capsys, versioned, "topics", "delete", "orders", "--yes")
     assert code == 0, out
+
+
+async def test_the_tui_opens_and_shows_what_the_broker_has(versioned: list[str]) -> None:
+    """The app on the same cluster: its topics table lists a topic, the detail opens on it
+    with its partitions (ELR shown as unknown where the broker cannot say)."""
+    bootstrap = versioned[versioned.index("--bootstrap-server") + 1]
+    settings = ConnectionSettings(bootstrap)
+    async with KafkaAdmin(settings) as admin:
+        (created,) = await admin.create_topics([TopicSpec("shown", 2, 2)])
+        assert created.ok, created
+    profile = Profile("compat", settings)
+    app = make_app(Settings(profiles={"compat": profile}), profile, refresh_seconds=0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await loaded(app, pilot)
+        assert "shown" in shown(app)
+        await filter_to(pilot, "shown")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        table = app.screen.query_one(PartitionTable)
+        assert table.row_count == 2
