@@ -145,6 +145,21 @@ class BrokerInfo:
 
 
 @dataclass(frozen=True)
+class BrokerLogDirs:
+    """One live broker's log directories as it describes them (DescribeLogDirs, about no
+    topic); `cordoned`: those taking no new replica (KIP-1066, Kafka 4.3+)."""
+
+    dirs: tuple[str, ...]
+    cordoned: tuple[str, ...] = ()
+
+    @property
+    def all_cordoned(self) -> bool:
+        """No directory can take a new replica: the controller places none on the broker
+        and refuses an assignment naming it."""
+        return bool(self.dirs) and set(self.dirs) <= set(self.cordoned)
+
+
+@dataclass(frozen=True)
 class ClusterInfo:
     cluster_id: str | None
     # KRaft: the quorum's leader (DescribeQuorum), the active controller; a Metadata answer

@@ -25,6 +25,7 @@ from .errors import ConnectionFailed, KafkaRequestError
 from .model import (
     BrokerInfo,
     BrokerLoad,
+    BrokerLogDirs,
     ClusterInfo,
     ConfigEntry,
     ConfigSource,
@@ -36,6 +37,7 @@ from .model import (
 from .model import QuorumMember as QuorumMemberInfo
 from .protocol_cluster import (
     ApiVersionsRequest,
+    DescribeLogDirsRequest,
     DescribeQuorumRequest,
     QuorumMember,
 )
@@ -92,6 +94,29 @@ class AdminReads(AdminConnection):
             read = request.answer(answer)
             if not read.error_code:
                 found[broker] = kafka_release(read.versions)
+        return found
+
+    async def log_dirs(self, brokers: Sequence[int]) -> dict[int, BrokerLogDirs]:
+        """Each of `brokers` (live ones) -> its log directories and the cordoned ones
+        (DescribeLogDirs about no topic; is_cordoned from v5, Kafka 4.3). Left out: a broker
+        that does not answer, or refuses (DescribeLogDirs needs DESCRIBE on the cluster)."""
+        request = DescribeLogDirsRequest([])
+        answers = await asyncio.gather(
+            *(self._send(request, b) for b in brokers), return_exceptions=True
+        )
+        found = {}
+        for broker, answer in zip(brokers, answers, strict=True):
+            if isinstance(answer, BaseException):
+                if not isinstance(answer, Exception):
+                    raise answer
+                continue
+            read = request.answer(answer)
+            if read.error_code:
+                continue
+            dirs = [d for d in read.dirs if not d.error_code]
+            found[broker] = BrokerLogDirs(
+                tuple(d.log_dir for d in dirs), tuple(d.log_dir for d in dirs if d.cordoned)
+            )
         return found
 
     async def _quorum(self) -> QuorumInfo | None:

@@ -12,6 +12,7 @@ import sys
 from ..admin import AdminError, KafkaAdmin, ReadOnlyProfile, audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
+from ..planning.placement import cordon_warning
 from ..services import parsing
 from ..services.filling import (
     FILL_TIMEOUT_MS,
@@ -85,6 +86,13 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
                     "source": snapshot.sources.get(b.id, "live"),
                     # From its ApiVersions answer; None: offline, or it did not answer.
                     "kafka_version": snapshot.releases.get(b.id),
+                    # KIP-1066 (4.3+): directories taking no new replica; None: not known
+                    # (offline, or it did not describe its log directories).
+                    "cordoned_log_dirs": (
+                        list(snapshot.log_dirs[b.id].cordoned)
+                        if b.id in snapshot.log_dirs
+                        else None
+                    ),
                 }
                 for b in snapshot.brokers
             ]
@@ -97,8 +105,12 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
                 "leaders",
                 "source",
                 "kafka_version",
+                "cordoned_log_dirs",
             ]
-            output.rows(brokers, as_json, columns, {"kafka_version": "VERSION"})
+            headers = {"kafka_version": "VERSION", "cordoned_log_dirs": "CORDONED"}
+            output.rows(brokers, as_json, columns, headers)
+            if (warning := cordon_warning(snapshot.brokers)) and not as_json:
+                print(warning, file=sys.stderr)
             if not snapshot.kraft and zookeeper is None and not as_json:
                 print(
                     "(ZooKeeper mode without --zookeeper: only live brokers and those topics' "

@@ -1,6 +1,7 @@
 """Which live broker fills each KIP-409 placeholder (pure, deterministic).
 
-A placeholder gets a live broker not already in its partition: one on the rack it prefers
+A placeholder gets a live broker not already in its partition, never one whose every log
+directory is cordoned (KIP-1066): one on the rack it prefers
 first, then one on a rack the partition does not use yet, then any; the least loaded of
 those (replicas, then leaders), then the lowest id. Each choice adds to the load, so many
 placeholders filled at once spread over the brokers that joined.
@@ -40,7 +41,7 @@ def choose_fills(
 
     `replicas`: each partition's current replica list (a slot whose partition is missing
     there cannot be filled)."""
-    live = sorted((b for b in brokers if b.live), key=lambda b: b.id)
+    live = sorted((b for b in brokers if b.live and not b.cordoned), key=lambda b: b.id)
     rack_of = {b.id: b.rack for b in brokers}
     counts = dict(load.replicas)
     leaders = load.leaders

@@ -5,6 +5,9 @@ what will be sent. Pure and deterministic: sorted inputs, ties broken by broker 
 no randomness, no `hash()`.
 
 Rules, in priority order:
+0. a broker whose every log directory is cordoned (KIP-1066, Kafka 4.3+) takes no new replica
+   (Kafka's own placer skips it, its controller refuses an assignment naming it): the call
+   places as if it were not there, and names it in each Placement's `warning`;
 1. the leader (first replica) is a live broker; a partition never holds a broker twice;
 2. the mode decides which brokers may hold followers (see `Mode`), and enabled modes keep at
    least `min_live_replicas` replicas of every partition on live brokers;
@@ -59,6 +62,8 @@ class Broker:
     id: int
     rack: str | None
     live: bool  # False: observed (registered / known to belong) but offline
+    # Every log directory of it is cordoned (KIP-1066): it takes no new replica.
+    cordoned: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,7 @@ class Placement:
     error: str | None = None  # Kafka error name when refused; the assignment is then empty
     message: str = ""  # the refusal reason, or a summary of the under-replication
     remedies: tuple[Remedy, ...] = ()  # what would let a refused request through
+    warning: str = ""  # brokers left out of the placement (cordoned), named; "" when none
 
 
 @dataclass
@@ -135,12 +141,14 @@ def place(
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
-    ordered = sorted(brokers, key=lambda broker: broker.id)
-    for before, after in pairwise(ordered):
+    every = sorted(brokers, key=lambda broker: broker.id)
+    for before, after in pairwise(every):
         if before.id == after.id:
             raise ValueError(f"broker {after.id} is listed twice")
-    if ordered and ordered[0].id < 0:
-        raise ValueError(f"broker ids are never negative (got {ordered[0].id})")
+    if every and every[0].id < 0:
+        raise ValueError(f"broker ids are never negative (got {every[0].id})")
+    ordered = [broker for broker in every if not broker.cordoned]
+    warning = cordon_warning(every)
     rack_names = sorted({broker.rack for broker in ordered}, key=_rack_order)
     rack_index = {name: index for index, name in enumerate(rack_names)}
     balancer = Balancer(
@@ -166,7 +174,10 @@ def place(
     for request in requests:
         refusal = _refusal(request, live, offline, mode)
         if refusal is not None:
-            results.append(Placement(request.topic, (), (), (), *refusal))
+            error, why, remedies = refusal
+            if warning and error == INVALID_REPLICATION_FACTOR:
+                why = f"{why} {warning}"
+            results.append(Placement(request.topic, (), (), (), error, why, remedies, warning))
             continue
         choices = balancer.place_topic(
             request.partitions,
@@ -186,10 +197,11 @@ def place(
                     same.under_replicated,
                     None,
                     same.message,
+                    warning=warning,
                 )
             )
             continue
-        placement = _placement(request, choices, placeholder_rack_names, offline)
+        placement = _placement(request, choices, placeholder_rack_names, offline, warning)
         if key is not None:
             made[key] = placement
         results.append(placement)
@@ -212,6 +224,23 @@ def _fair_share(
     )
     total = new + sum(load.replicas.get(broker, 0) for broker in holders)
     return -(-total // len(holders))
+
+
+def cordon_warning(brokers: Sequence[Broker]) -> str:
+    """The sentence naming the brokers that take no new replica because every log directory
+    of theirs is cordoned (KIP-1066); "" when none is."""
+    cordoned = sorted(broker.id for broker in brokers if broker.cordoned)
+    if not cordoned:
+        return ""
+    if len(cordoned) == 1:
+        return (
+            f"Broker {cordoned[0]} takes no new replica: every log directory of it is "
+            "cordoned (cordoned.log.dirs, KIP-1066)."
+        )
+    return (
+        f"Brokers {_join(cordoned)} take no new replica: every log directory of theirs is "
+        "cordoned (cordoned.log.dirs, KIP-1066)."
+    )
 
 
 def _rack_order(rack: str | None) -> tuple[bool, str]:
@@ -302,6 +331,7 @@ def _placement(
     choices: list[PartitionChoice],
     rack_names: list[str | None],
     offline: list[int],
+    warning: str = "",
 ) -> Placement:
     factor = request.replication_factor
     assignment = []
@@ -344,6 +374,7 @@ def _placement(
         placeholder_racks=tuple(placeholder_racks),
         under_replicated=tuple(under_replicated),
         message=message,
+        warning=warning,
     )
 
 

@@ -71,7 +71,7 @@ def job_to_json(
     """What the streamed job needs besides the plan file: the cluster, the options, the name
     errors give the file."""
     return {
-        "brokers": [[b.id, b.rack, b.live] for b in view.brokers],
+        "brokers": [plan_prepared.broker_json(b) for b in view.brokers],
         "load": plan_prepared.load_json(view.load),
         "topics": [[t, _existing_json(e)] for t, e in sorted(view.topics.items())],
         "defaults": [view.num_partitions, view.replication_factor, view.min_insync],
@@ -103,7 +103,7 @@ def existing_from_json(text: str) -> ExistingTopic:
 
 
 def brokers_from(job: dict[str, Any]) -> tuple[Broker, ...]:
-    return tuple(Broker(i, rack, live) for i, rack, live in job["brokers"])
+    return tuple(plan_prepared.broker_from(b) for b in job["brokers"])
 
 
 def load_from(job: dict[str, Any]) -> Load:

@@ -10,7 +10,7 @@ from kafka_tui.planning.plan_model import Group, PlanOptions, Prepared, Row
 
 def prepared_to_json(prepared: Prepared) -> dict[str, Any]:
     return {
-        "brokers": [[b.id, b.rack, b.live] for b in prepared.brokers],
+        "brokers": [broker_json(b) for b in prepared.brokers],
         "before": load_json(prepared.before),
         "warnings": list(prepared.warnings),
         "skipped": prepared.skipped,
@@ -30,7 +30,7 @@ def prepared_to_json(prepared: Prepared) -> dict[str, Any]:
 def prepared_from_json(data: dict[str, Any]) -> Prepared:
     mode, minimum, size = data["options"]
     return Prepared(
-        tuple(Broker(i, rack, live) for i, rack, live in data["brokers"]),
+        tuple(broker_from(b) for b in data["brokers"]),
         load_from(data["before"]),
         tuple(group_from_json(g) for g in data["groups"]),
         tuple(data["warnings"]),
@@ -42,6 +42,16 @@ def prepared_from_json(data: dict[str, Any]) -> Prepared:
 
 def group_from_json(data: dict[str, Any]) -> Group:
     return Group(data["index"], tuple(row_from(r) for r in data["rows"]), load_from(data["load"]))
+
+
+def broker_json(broker: Broker) -> list[Any]:
+    """[id, rack, live], and `true` after them when every log directory is cordoned."""
+    row: list[Any] = [broker.id, broker.rack, broker.live]
+    return [*row, True] if broker.cordoned else row
+
+
+def broker_from(row: list[Any]) -> Broker:
+    return Broker(*row)
 
 
 def load_json(load: Load) -> list[list[list[int]]]:

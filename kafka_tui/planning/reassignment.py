@@ -129,8 +129,9 @@ class _Counts:
 
 
 def _allowed(brokers: Sequence[Broker], mode: Mode, live_only: bool) -> tuple[list[int], bool]:
-    """(brokers that may take new replicas, whether live ones come first)."""
-    ordered = sorted(brokers, key=lambda b: b.id)
+    """(brokers that may take new replicas, whether live ones come first). A broker whose
+    every log directory is cordoned (KIP-1066) takes none."""
+    ordered = sorted((b for b in brokers if not b.cordoned), key=lambda b: b.id)
     if mode == "disabled" or live_only:
         return [b.id for b in ordered if b.live], False
     return [b.id for b in ordered], mode == "enabled"
@@ -340,6 +341,14 @@ def given_targets(
                 INVALID_REPLICA_ASSIGNMENT,
                 f"partition {index}: broker(s) {_ids(unknown)} are not part of the cluster "
                 f"(known: {_ids(sorted(known))}).",
+            )
+        cordoned = [b for b in after if known[b].cordoned]
+        if cordoned:
+            return refuse(
+                INVALID_REPLICA_ASSIGNMENT,
+                f"partition {index}: every log directory of broker(s) {_ids(cordoned)} is "
+                "cordoned (KIP-1066), and Kafka refuses a target naming such a broker, even "
+                "one it already holds: move the replica off it instead.",
             )
         current = by_index[index]
         added_offline = [b for b in after if b not in current.replicas and not known[b].live]

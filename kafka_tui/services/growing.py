@@ -90,7 +90,7 @@ def plan_grows(
                     message=f"Topic '{r.topic}' has {have} replicas per partition in Kafka, "
                     "and Kafka needs as many in each new partition; only "
                     f"{placeable} broker(s) can take one ({len(snapshot.brokers)} known). "
-                    "Add brokers first.",
+                    f"Add brokers first. {p.warning}".strip(),
                 ),
             )
             continue

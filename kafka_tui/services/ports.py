@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..admin.model import (
     DEFAULT_TIMEOUT_MS,
     BrokerLoad,
+    BrokerLogDirs,
     ClusterInfo,
     ConfigChange,
     ConnectionSettings,
@@ -45,6 +46,8 @@ class AdminPort(Protocol):
     async def describe_cluster(self) -> ClusterInfo: ...
 
     async def kafka_releases(self, brokers: Sequence[int]) -> dict[int, str]: ...
+
+    async def log_dirs(self, brokers: Sequence[int]) -> dict[int, BrokerLogDirs]: ...
 
     async def list_topics(
         self, *, consistent_for: Sequence[str] | None = None

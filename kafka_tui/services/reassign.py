@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from ..admin import TopicResult, audit
 from ..admin.connection import poll_until
 from ..admin.moves import OngoingReassignment, PartitionMove, ReplicationThrottle
+from ..planning.placement import cordon_warning
 from ..planning.reassignment import (
     Current,
     TopicPlan,
@@ -118,7 +119,15 @@ def plan_replication_factor(
             live_only=not snapshot.kraft,
         ):
             plans[plan.topic] = plan
-    return [plans[n] for n in names]
+    return _noting_cordons(snapshot, [plans[n] for n in names])
+
+
+def _noting_cordons(snapshot: Snapshot, plans: list[TopicPlan]) -> list[TopicPlan]:
+    """Plans that move replicas say which brokers took none because they are cordoned."""
+    warning = cordon_warning(snapshot.brokers)
+    if not warning:
+        return plans
+    return [replace(p, message=f"{p.message} {warning}".strip()) if p.moves else p for p in plans]
 
 
 def plan_move_off(
@@ -143,7 +152,7 @@ def plan_move_off(
     plans = [by_topic.get(n) or missing_topic(n) for n in chosen]
     if not names:
         plans = [p for p in plans if p.moves or p.error]
-    return plans
+    return _noting_cordons(snapshot, plans)
 
 
 def plan_given(snapshot: Snapshot, topic: str, targets: dict[int, list[int]]) -> TopicPlan:

@@ -4,6 +4,11 @@ their load, broker defaults, and KIP-409's placeholder records, read once.
 Observed brokers: KRaft = registered brokers (DescribeCluster v2, fenced = offline);
 ZooKeeper mode = /brokers/observed_ids (written here whenever kafka-tui sees a broker), when
 the profile names ZooKeeper, and any broker a topic's replicas name.
+
+Cordoned log directories (KIP-1066, Kafka 4.3+): each live broker describes its own
+(DescribeLogDirs v5). A broker whose every directory is cordoned is `Broker.cordoned`: the
+placer, fills and reassignments give it no new replica. An offline broker cannot be asked
+(the controller keeps its cordon, clients cannot read it): it counts as not cordoned.
 """
 
 from __future__ import annotations
@@ -12,10 +17,11 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..admin import TopicDescription
+from ..admin.model import BrokerLogDirs
 from ..admin.placeholders import PlaceholderEntry, PlaceholderStore
 from ..planning.placement import Broker, Load
 from .ports import AdminPort
@@ -55,6 +61,9 @@ class Snapshot:
     # The Kafka release each live broker runs ("3.9", "3.3+"; admin/releases.py), when asked
     # for (`take_snapshot(releases=True)`); a broker missing did not answer.
     releases: dict[int, str] = field(default_factory=dict)
+    # Each live broker's log directories and the cordoned ones; a broker missing did not
+    # answer (or is offline).
+    log_dirs: dict[int, BrokerLogDirs] = field(default_factory=dict)
 
     @property
     def live(self) -> list[int]:
@@ -87,6 +96,20 @@ async def observed_brokers(
         False,
         {o.id: o.source for o in observed},
     )
+
+
+async def _brokers_and_dirs(
+    admin: AdminPort, zookeeper: str | None
+) -> tuple[list[Broker], bool, dict[int, str], dict[int, BrokerLogDirs]]:
+    """`observed_brokers`, then the live ones' log directories; those whose every directory
+    is cordoned marked `cordoned`."""
+    brokers, kraft, sources = await observed_brokers(admin, zookeeper)
+    dirs = await admin.log_dirs([b.id for b in brokers if b.live])
+    marked = [
+        replace(b, cordoned=True) if b.id in dirs and dirs[b.id].all_cordoned else b
+        for b in brokers
+    ]
+    return marked, kraft, sources, dirs
 
 
 async def _named_by_replicas(
@@ -136,8 +159,8 @@ async def take_snapshot(
     # The reads at once: the brokers, the topics (and load), and (unless not needed) the
     # defaults of the broker reads go to (a live one: the client's metadata lists live
     # brokers only).
-    (brokers, kraft, sources), (listed, load), read = await asyncio.gather(
-        observed_brokers(admin, zookeeper),
+    (brokers, kraft, sources, dirs), (listed, load), read = await asyncio.gather(
+        _brokers_and_dirs(admin, zookeeper),
         _topics_and_load(admin, wanted, known, reuse),
         admin.broker_configs(None, _DEFAULT_KEYS) if defaults else _no_defaults(),
     )
@@ -154,7 +177,7 @@ async def take_snapshot(
         entries, stale = current_entries(stored, topics)
     live = [b.id for b in brokers if b.live]
     runs = await admin.kafka_releases(live) if releases else {}
-    return Snapshot(brokers, load, topics, read, entries, kraft, stale, sources, runs)
+    return Snapshot(brokers, load, topics, read, entries, kraft, stale, sources, runs, dirs)
 
 
 async def _no_defaults() -> dict[str, str | None]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pytest
 
@@ -41,11 +42,18 @@ MATRIX = [
 CASES = MATRIX if os.environ.get("KAFKA_TUI_COMPAT") == "1" else [OLDEST]
 
 
+@dataclass(frozen=True)
+class Versioned:
+    flags: list[str]  # the CLI's connection flags
+    version: tuple[int, ...]
+    mode: str
+
+
 @pytest.fixture(scope="module", params=CASES, ids=[f"{v}-{m}" for v, m in CASES])
 def versioned(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[list[str]]:
-    """The CLI's flags for a 3-broker cluster of the version, shared by this module's tests."""
+) -> Iterator[Versioned]:
+    """A 3-broker cluster of the version, shared by this module's tests."""
     version, mode = request.param
     dev = DevCluster(tmp_path_factory.mktemp(f"kafka-{version}-{mode}"))
     try:
@@ -54,7 +62,7 @@ def versioned(
         flags = ["--bootstrap-server", status["bootstrap_servers"]]
         if status["zookeeper"]:
             flags += ["--zookeeper", status["zookeeper"]]
-        yield flags
+        yield Versioned(flags, tuple(int(n) for n in version.split(".")), mode)
     finally:
         dev.down()
 
@@ -66,41 +74,49 @@ def run(capsys: pytest.CaptureFixture[str], flags: list[str], *args: str) -> tup
 
 
 @pytest.mark.xdist_group("compat")
-def test_the_operator_scenario(versioned: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = run(capsys, versioned, "cluster", "describe")
+def test_the_operator_scenario(versioned: Versioned, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, versioned.flags, "cluster", "describe")
     assert code == 0, out
     described = json.loads(out)
     assert sorted(b["id"] for b in described["brokers"]) == [1, 2, 3]
+    if versioned.mode == "kraft":  # the quorum's leader, the dev cluster's controller 1000
+        assert described["controller_id"] == described["quorum"]["leader"] == 1000, described
+    else:
+        assert described["quorum"] is None and described["controller_id"] in (1, 2, 3)
 
     code, out = run(
-        capsys, versioned, "topics", "create", "orders", "--partitions", "3",
+        capsys, versioned.flags, "topics", "create", "orders", "--partitions", "3",
         "--replication-factor", "2", "--config", "retention.ms=3600000",
     )  # fmt: skip
     assert code == 0, out
-    code, out = run(capsys, versioned, "topics", "create", "orders")
+    code, out = run(capsys, versioned.flags, "topics", "create", "orders")
     assert code == 1 and json.loads(out)[0]["error"] == "TOPIC_ALREADY_EXISTS", out
     code, out = run(
-        capsys, versioned, "topics", "create", "probe", "--partitions", "2",
+        capsys, versioned.flags, "topics", "create", "probe", "--partitions", "2",
         "--replication-factor", "3", "--validate-only",
     )  # fmt: skip
     assert code == 0, out
 
-    code, out = run(capsys, versioned, "topics", "alter", "orders", "--partitions", "5")
+    code, out = run(capsys, versioned.flags, "topics", "alter", "orders", "--partitions", "5")
     assert code == 0, out
     code, out = run(
-        capsys, versioned, "topics", "configs", "orders", "--add-config", "segment.ms=600000"
+        capsys, versioned.flags, "topics", "configs", "orders", "--add-config", "segment.ms=600000"
     )
     assert code == 0, out
     code, out = run(
-        capsys, versioned, "topics", "configs", "orders",
+        capsys, versioned.flags, "topics", "configs", "orders",
         "--add-config", "cleanup.policy=compact", "--delete-config", "segment.ms",
     )  # fmt: skip
     assert code == 0, out
 
-    code, out = run(capsys, versioned, "topics", "describe", "orders")
+    code, out = run(capsys, versioned.flags, "topics", "describe", "orders")
     assert code == 0, out
     (topic,) = json.loads(out)
     assert len(topic["partitions"]) == 5
+    # Eligible leader replicas where the broker reads them (DescribeTopicPartitions: KRaft 3.8+).
+    elr = [p["elr"] for p in topic["partitions"]]
+    reads_elr = versioned.mode == "kraft" and versioned.version >= (3, 8)
+    assert elr == ([[]] * 5 if reads_elr else [None] * 5), elr
     assert all(len(p["replicas"]) == 2 for p in topic["partitions"])
     overrides = {
         name: c["value"]
@@ -112,23 +128,23 @@ def test_the_operator_scenario(versioned: list[str], capsys: pytest.CaptureFixtu
     assert overrides.get("cleanup.policy") == "compact", topic["configs"]
     assert "segment.ms" not in overrides, topic["configs"]
 
-    code, out = run(capsys, versioned, "leaders", "elect", "--topic", "orders", "--yes")
+    code, out = run(capsys, versioned.flags, "leaders", "elect", "--topic", "orders", "--yes")
     assert code == 0, out
     # Placed by kafka-tui, every partition is led by its preferred replica already: 2.2-2.3
     # answer that as elected (ElectLeaders v0), 2.4+ as ELECTION_NOT_NEEDED; both read alike.
     elected = json.loads(out)
     assert {r["error"] for r in elected} == {"ELECTION_NOT_NEEDED"}, elected
 
-    code, out = run(capsys, versioned, "topics", "list")
+    code, out = run(capsys, versioned.flags, "topics", "list")
     assert code == 0 and "orders" in {t["topic"] for t in json.loads(out)}, out
-    code, out = run(capsys, versioned, "topics", "delete", "orders", "--yes")
+    code, out = run(capsys, versioned.flags, "topics", "delete", "orders", "--yes")
     assert code == 0, out
 
 
-async def test_the_tui_opens_and_shows_what_the_broker_has(versioned: list[str]) -> None:
+async def test_the_tui_opens_and_shows_what_the_broker_has(versioned: Versioned) -> None:
     """The app on the same cluster: its topics table lists a topic, the detail opens on it
     with its partitions (ELR shown as unknown where the broker cannot say)."""
-    bootstrap = versioned[versioned.index("--bootstrap-server") + 1]
+    bootstrap = versioned.flags[versioned.flags.index("--bootstrap-server") + 1]
     settings = ConnectionSettings(bootstrap)
     async with KafkaAdmin(settings) as admin:
         (created,) = await admin.create_topics([TopicSpec("shown", 2, 2)])

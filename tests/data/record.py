@@ -96,6 +96,7 @@ async def record(
         reassignments = await admin.list_partition_reassignments()
         sizes = await admin.partition_sizes(names, cluster.live_broker_ids)
         releases = await admin.kafka_releases(cluster.live_broker_ids)
+        log_dirs = await admin.log_dirs(cluster.live_broker_ids)
     store = PlaceholderStore(settings)
     by_name = {t.name: t for t in topics}
     entries = (
@@ -114,6 +115,7 @@ async def record(
         "reassignments": [encode_reassignment(r) for r in reassignments],
         "partition_sizes": sorted([t, p, s] for (t, p), s in sizes.items()),
         "kafka_releases": {str(b): r for b, r in sorted(releases.items())},
+        "log_dirs": {str(b): [list(d.dirs), list(d.cordoned)] for b, d in sorted(log_dirs.items())},
         "placeholders": {
             "topic": store.topic,
             "entries": {k: v.to_json() for k, v in sorted(entries.items())},

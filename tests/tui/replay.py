@@ -33,7 +33,7 @@ from kafka_tui.admin import (
 from kafka_tui.admin.configs import ConfigWithDefault
 from kafka_tui.admin.groups import GroupsOfTopics
 from kafka_tui.admin.leaders import ElectionResult, ElectionType
-from kafka_tui.admin.model import DEFAULT_TIMEOUT_MS, BrokerLoad
+from kafka_tui.admin.model import DEFAULT_TIMEOUT_MS, BrokerLoad, BrokerLogDirs
 from kafka_tui.admin.moves import (
     MoveResult,
     OngoingReassignment,
@@ -145,9 +145,10 @@ class Recording:
     sizes: dict[tuple[str, int], int]
     placeholders_topic: str
     placeholders: dict[str, PlaceholderEntry]
-    # Each live broker's release; a recording made before releases were recorded holds
-    # none (the screens then show them as unknown).
+    # Each live broker's release and log directories; a recording made before they were
+    # recorded holds none (the screens then show them as unknown).
     releases: dict[int, str]
+    log_dirs: dict[int, BrokerLogDirs]
 
     @classmethod
     def load(cls, name: str) -> Recording:
@@ -172,6 +173,10 @@ class Recording:
                 k: PlaceholderEntry.from_json(v) for k, v in data["placeholders"]["entries"].items()
             },
             releases={int(b): r for b, r in data.get("kafka_releases", {}).items()},
+            log_dirs={
+                int(b): BrokerLogDirs(tuple(dirs), tuple(cordoned))
+                for b, (dirs, cordoned) in data.get("log_dirs", {}).items()
+            },
         )
 
     def profile(self, name: str = "recorded", **options: Any) -> Profile:
@@ -201,6 +206,9 @@ class ReplayAdmin:
 
     async def kafka_releases(self, brokers: Sequence[int]) -> dict[int, str]:
         return {b: r for b, r in self.recording.releases.items() if b in brokers}
+
+    async def log_dirs(self, brokers: Sequence[int]) -> dict[int, BrokerLogDirs]:
+        return {b: d for b, d in self.recording.log_dirs.items() if b in brokers}
 
     async def list_topics(
         self, *, consistent_for: Sequence[str] | None = None

@@ -1,6 +1,6 @@
 """The brokers as KIP-409 sees them (live and observed-offline, their load, the Kafka release
-each live one runs) and the open placeholders, with `f` to fill them on live brokers and `e`
-to give every partition its preferred leader back."""
+each live one runs, its cordoned log directories) and the open placeholders, with `f` to fill
+them on live brokers and `e` to give every partition its preferred leader back."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from ...admin import AdminError, ClusterInfo, TopicDescription
 from ...admin.placeholders import PlaceholderStore
 from ...config import Profile
 from ...planning.filling import choose_fills
-from ...planning.placement import Broker, Load
+from ...planning.placement import Broker, Load, cordon_warning
 from ...services.filling import FillResult, fill_placeholders, open_slots
 from ...services.leaders import (
     ElectionOutcome,
@@ -235,10 +235,14 @@ class BrokersScreen(KafkaScreen):
         )
         self.query_one(BrokerTable).show(snapshot)
         line = self.query_one("#placeholders-line", Static)
-        line.update(state.line(self._fill_key()))
+        # Brokers whose every log directory is cordoned (KIP-1066) take no new replica.
+        text = "\n".join(
+            filter(None, [state.line(self._fill_key()), cordon_warning(snapshot.brokers)])
+        )
+        line.update(text)
         orphaned = await orphaned_throttles(self.admin)
         if orphaned:
-            line.update(f"{state.line(self._fill_key())}\n{orphaned}")
+            line.update(f"{text}\n{orphaned}")
 
     def action_refresh(self) -> None:
         self.load()

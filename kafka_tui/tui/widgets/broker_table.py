@@ -1,5 +1,5 @@
 """One row per broker: id, rack, live or offline, how it is known, its replicas and leaders,
-and the Kafka release it runs."""
+the Kafka release it runs and its cordoned log directories (KIP-1066)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,18 @@ def observed_source(snapshot: Snapshot, zookeeper: str | None) -> str:
     return "live only (no zookeeper_connect in the profile)"
 
 
+def _cordoned(snapshot: Snapshot, broker: int, live: bool) -> Text:
+    """The cordoned directories ("all: ..." when no directory takes a new replica), "-" for
+    none, "?" where the broker did not say."""
+    dirs = snapshot.log_dirs.get(broker)
+    if dirs is None:
+        return Text("?" if live else "-")
+    if not dirs.cordoned:
+        return Text("-")
+    listed = ", ".join(dirs.cordoned)
+    return Text(f"all: {listed}", style="bold") if dirs.all_cordoned else Text(listed)
+
+
 class BrokerTable(ReplicaStyled, DataTable[object]):
     COMPONENT_CLASSES: ClassVar[set[str]] = DataTable.COMPONENT_CLASSES | REPLICA_CLASSES
 
@@ -38,6 +50,7 @@ class BrokerTable(ReplicaStyled, DataTable[object]):
             "Leaders",
             "Preferred leaders",
             "Version",
+            "Cordoned log dirs",
         )
 
     def show(self, snapshot: Snapshot) -> None:
@@ -60,6 +73,7 @@ class BrokerTable(ReplicaStyled, DataTable[object]):
                 str(leaders[b.id]),
                 str(snapshot.load.leaders.get(b.id, 0)),
                 snapshot.releases.get(b.id, "?" if b.live else "-"),
+                _cordoned(snapshot, b.id, b.live),
                 key=str(b.id),
             )
         fit_height(self)
