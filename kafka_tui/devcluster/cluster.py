@@ -159,7 +159,7 @@ class DevCluster:
 
     def up(
         self,
-        mode: Mode | None = "kraft",
+        mode: Mode | None = None,
         brokers: int = 3,
         timeout: float = 180.0,
         security: Security = "plaintext",
