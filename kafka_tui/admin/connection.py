@@ -1,9 +1,11 @@
-"""The connection under the admin client: aiokafka's connections, deadlines, routing.
+"""The connection under the admin client: deadlines, retries, routing.
 
-Changes go to the controller (ZooKeeper mode needs it; KRaft brokers forward). Reads go to
-one broker, the same one while it answers, and only once its metadata meets what kafka-tui
-itself changed recently (journal.py): a read after a change never shows the cluster from
-before it, without waiting for every broker after every change.
+The connections themselves are kafka-tui's own (transport.py: one aiokafka connection per
+broker, a broker map of its own). Changes go to the controller (ZooKeeper mode needs it;
+KRaft brokers forward). Reads go to one broker, the same one while it answers, and only
+once its metadata meets what kafka-tui itself changed recently (journal.py): a read after a
+change never shows the cluster from before it, without waiting for every broker after every
+change. The rules that pick a broker are routing.py's.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Self, TypeVar
 
-from aiokafka.client import AIOKafkaClient
 from aiokafka.errors import (
     IncompatibleBrokerVersion,
     KafkaConnectionError,
@@ -26,13 +27,13 @@ from aiokafka.errors import (
     RequestTimedOutError,
 )
 from aiokafka.helpers import create_ssl_context
-from aiokafka.protocol.metadata import MetadataRequest as AiokafkaMetadataRequest
 
-from . import diagnose, protocol
+from . import diagnose, protocol, routing
 from .errors import AdminError, ConnectionFailed
 from .journal import ChangeJournal, Expectation
 from .model import ConnectionSettings
 from .protocol import TopicAnswer
+from .transport import Transport
 from .wire import UnsupportedByBroker
 
 T = TypeVar("T")
@@ -52,12 +53,6 @@ _PROBE_AFTER_S = 2.0
 CONTROLLER_FRESH_S = 2.0
 
 
-def _unmet(metadata: protocol.Metadata, pending: list[Expectation]) -> set[str]:
-    """The topics of `pending` whose expectation this Metadata answer does not meet."""
-    listed = {t.name: t for t in metadata.topics}
-    return {e.topic for e in pending if not e.met_by(listed.get(e.topic))}
-
-
 async def poll_until(
     check: Callable[[], Awaitable[T | None]], deadline: float, first_delay: float = 0.05
 ) -> T | None:
@@ -74,62 +69,9 @@ async def poll_until(
         delay = min(delay * 1.5, 1.0)
 
 
-class _BrokersOnlyClient(AIOKafkaClient):
-    """aiokafka refreshes its metadata every 300 s and after each force_metadata_update(),
-    asking for every topic and decoding the answer on the event loop (0.2-0.6 s with 10,000
-    topics: a periodic freeze of the TUI). kafka-tui reads topics with its own Metadata v12
-    requests and needs only the brokers from that refresh, so it asks for no topic."""
-
-    # aiokafka's own request timeout is long (see connect()); a broker that stopped
-    # answering must not hold the refresh for that long.
-    refresh_timeout_s = 30.0
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        # The cluster's id, from the Metadata answers aiokafka reads (v2 and newer carry it):
-        # known from the moment of connecting, before kafka-tui's own first read.
-        self.cluster_id: str | None = None
-        update = self.cluster.update_metadata
-
-        def update_metadata(metadata: Any) -> Any:
-            self.cluster_id = getattr(metadata, "cluster_id", None) or self.cluster_id
-            return update(metadata)
-
-        self.cluster.update_metadata = update_metadata
-
-    async def _metadata_update(self, cluster_metadata: Any, topics: Any) -> bool:
-        if topics:
-            return bool(await super()._metadata_update(cluster_metadata, topics))
-        for node_id in sorted(b.nodeId for b in self.cluster.brokers()):
-            try:
-                conn = await asyncio.wait_for(self._get_conn(node_id), self.refresh_timeout_s)
-                if conn is None:
-                    continue
-                metadata = await asyncio.wait_for(
-                    conn.send(AiokafkaMetadataRequest([])), self.refresh_timeout_s
-                )
-            except (KafkaError, OSError, TimeoutError):
-                continue
-            cluster_metadata.update_metadata(metadata)
-            return True
-        cluster_metadata.failed_update(None)
-        return False
-
-    async def close(self) -> None:
-        # aiokafka cancels its metadata synchronizer once and awaits it; Python 3.11's wait_for
-        # swallows a cancellation that arrives as its inner call completes (fixed in 3.12), and
-        # the synchronizer then sleeps out metadata_max_age (300 s) before close returns —
-        # measured after a lost broker. Cancel until it has ended.
-        task: asyncio.Task[None] | None = getattr(self, "_sync_task", None)
-        while task is not None and not task.done():
-            task.cancel()
-            await asyncio.wait({task}, timeout=0.1)
-        self._sync_task = None
-        await super().close()
-
-
 def security_kwargs(s: ConnectionSettings) -> dict[str, Any]:
-    """aiokafka's security arguments for a profile (clients, producers and consumers alike)."""
+    """aiokafka's security arguments for a profile (kafka-tui's own connections,
+    `aiokafka.conn.create_conn`, and aiokafka's producers and consumers alike)."""
     kwargs: dict[str, Any] = {"security_protocol": s.security_protocol}
     if s.security_protocol in ("SSL", "SASL_SSL"):
         kwargs["ssl_context"] = ssl_context(s)
@@ -177,7 +119,7 @@ class AdminConnection:
         self.client_side_validation = client_side_validation
         self.journal = journal or ChangeJournal()
         self.cluster_id: str | None = None
-        self._client: AIOKafkaClient | None = None
+        self._client: Transport | None = None
         # The broker reads go to, and the one that answered the last request.
         self._read_node: int | None = None
         self._answered_by: int | None = None
@@ -202,40 +144,41 @@ class AdminConnection:
             security = security_kwargs(s)
         except (ssl.SSLError, OSError, ValueError) as exc:
             raise ConnectionFailed(diagnose.unusable_tls_settings(s, exc)) from None
-        client = _BrokersOnlyClient(
-            bootstrap_servers=s.bootstrap_servers,
+        client = Transport(
+            s.bootstrap_servers,
             client_id=s.client_id,
             # Per-request deadlines are ours (_send); this only bounds a stuck connection.
             request_timeout_ms=max(s.request_timeout_ms, 600_000),
-            **security,
+            # A broker that stopped answering must not hold a refresh for longer.
+            refresh_timeout_s=s.request_timeout_ms / 1000,
+            security=security,
         )
-        client.refresh_timeout_s = s.request_timeout_ms / 1000
         try:
             await asyncio.wait_for(client.bootstrap(), s.request_timeout_ms / 1000)
         except (KafkaError, OSError, TimeoutError) as exc:
             await client.close()
-            # aiokafka logs each bootstrap server's failure and raises a generic error: one
-            # more attempt, ours, tells a wrong password from an untrusted certificate.
+            # aiokafka's connection raises a bare error (a closed connection, an SSL
+            # failure): one more attempt, ours, tells a wrong password from an untrusted
+            # certificate.
             reason = await diagnose.why_not(s, security, exc)
             raise ConnectionFailed(
                 f"Cannot connect to Kafka at {s.bootstrap_servers} ({s.security_protocol}): "
                 f"{reason}"
             ) from None
         self._client = client
-        self.cluster_id = self.cluster_id or client.cluster_id
+        self.cluster_id = self.cluster_id or client.cluster.cluster_id
 
     async def _refresh_brokers(self) -> None:
-        """aiokafka's metadata refresh (which brokers exist), bounded: shared by every caller,
+        """The transport's refresh of which brokers exist, bounded: shared by every caller,
         so it is shielded from our own time-out."""
         with contextlib.suppress(TimeoutError, KafkaError):
             await asyncio.wait_for(
-                asyncio.shield(self.client.force_metadata_update()),
-                self.settings.request_timeout_ms / 1000,
+                asyncio.shield(self.client.refresh()), self.settings.request_timeout_ms / 1000
             )
 
     async def ensure_connected(self) -> None:
-        """Connect if not connected (again, after a failed start); aiokafka itself reconnects
-        to brokers of an established client."""
+        """Connect if not connected (again, after a failed start); an established transport
+        itself opens a broken broker connection again at the next request."""
         if self._client is None:
             await self.connect()
 
@@ -245,20 +188,19 @@ class AdminConnection:
             self._client = None
 
     @property
-    def client(self) -> AIOKafkaClient:
+    def client(self) -> Transport:
         if self._client is None:
             raise ConnectionFailed("The admin client is not connected.")
         return self._client
 
     def _any_node(self, avoid: int | None = None) -> int:
         """A broker to send to; after a failure, one other than the broker that failed."""
-        others = sorted(b.nodeId for b in self.client.cluster.brokers() if b.nodeId != avoid)
-        node = others[0] if avoid is not None and others else self.client.get_random_node()
+        node = routing.any_broker(self.client.cluster.node_ids(), avoid)
         if node is None:
             raise ConnectionFailed(
                 f"No broker of {self.settings.bootstrap_servers} is reachable right now."
             )
-        return int(node)
+        return node
 
     async def _send(
         self,
@@ -309,10 +251,10 @@ class AdminConnection:
         own configs, and asked about another id answers INVALID_REQUEST ("Unexpected broker
         id")."""
 
-        async def same(failed: int) -> int:
-            return failed
+        async def itself(failed: int) -> int:
+            return routing.config_owner(broker, failed)
 
-        return await self._send(request, broker, retry=retry, retry_to=same)
+        return await self._send(request, broker, retry=retry, retry_to=itself)
 
     async def _metadata(
         self,
@@ -334,7 +276,7 @@ class AdminConnection:
         self._read_node = self._answered_by
         checked = topics if consistent_for is None else consistent_for
         pending = self.journal.expectations(self.cluster_id, checked)
-        if pending and _unmet(response, pending):
+        if pending and routing.unmet(response, pending):
             return await self._caught_up(topics, pending, response, partitions, avoid)
         return response
 
@@ -414,10 +356,9 @@ class AdminConnection:
         return await self._send(request, await self._node_for(topics), retry_to=elsewhere)
 
     def _reader(self, avoid: int | None = None) -> int:
-        live = {b.nodeId for b in self.client.cluster.brokers()} - {avoid}
-        if self._read_node is not None and self._read_node in live:
-            return self._read_node
-        return self._any_node(avoid)
+        nodes = self.client.cluster.node_ids()
+        node = routing.read_broker(nodes, self._read_node, avoid)
+        return self._any_node(avoid) if node is None else node
 
     async def _caught_up(
         self,
@@ -446,21 +387,17 @@ class AdminConnection:
         unmet_at: dict[int, set[str]] = {}
         next_probe = 0.0
         if self._answered_by is not None:
-            unmet_at[self._answered_by] = _unmet(first, pending)
-
-        def nearest() -> int:
-            return min(unmet_at, key=lambda n: len(unmet_at[n]))
+            unmet_at[self._answered_by] = routing.unmet(first, pending)
 
         async def unmet_on(node: int) -> set[str]:
             left = unmet_at.get(node, set(wanted))
             # Expectations need partition counts only.
             answer = await self._metadata_from(sorted(left), node, partitions=False, retry=False)
-            return _unmet(answer, [wanted[t] for t in left if t in wanted])
+            return routing.unmet(answer, [wanted[t] for t in left if t in wanted])
 
         async def check() -> int | None:
             nonlocal next_probe
-            brokers = self.client.cluster.brokers()
-            nodes: list[int] = sorted(b.nodeId for b in brokers if b.nodeId != avoid)
+            nodes = [n for n in self.client.cluster.node_ids() if n != avoid]
             answers = await asyncio.gather(*map(unmet_on, nodes), return_exceptions=True)
             everywhere: set[str] | None = None
             for node, unmet in zip(nodes, answers, strict=True):
@@ -487,14 +424,14 @@ class AdminConnection:
                 for left in unmet_at.values():
                     left -= stale
                 if any(not left for left in unmet_at.values()):
-                    return nearest()
+                    return routing.nearest(unmet_at)
             return None
 
         node = await poll_until(check, deadline)
         if node is None:
             if not unmet_at:
                 return first
-            node = nearest()
+            node = routing.nearest(unmet_at)
             now = time.monotonic()
             self._unshown |= {t: now for t in unmet_at[node] if t in wanted and wanted[t].exists}
             self.journal.forget(self.cluster_id, unmet_at[node])
@@ -506,7 +443,7 @@ class AdminConnection:
             # creation lists the topic for a few ms after the others dropped it, then applies
             # the deletion). Kept, it would hold every later read of the topic.
             shown = wanted if topics is None else {t: wanted[t] for t in topics if t in wanted}
-            self.journal.forget(self.cluster_id, _unmet(answer, list(shown.values())))
+            self.journal.forget(self.cluster_id, routing.unmet(answer, list(shown.values())))
         return answer
 
     async def _absent_at_controller(self, topics: list[str]) -> set[str]:
@@ -541,51 +478,47 @@ class AdminConnection:
         if recent is not None:
             return recent
         metadata = await self._metadata([])
-        controller = metadata.controller_id
-        known = sorted(b.node_id for b in metadata.brokers)
-        if controller in known and controller != avoid:
-            self._controller_read = (time.monotonic(), int(controller))
-            return int(controller)
-        others = [b for b in known if b != avoid]
-        return others[0] if others else self._any_node()
+        known = [b.node_id for b in metadata.brokers]
+        target = routing.controller(metadata.controller_id, known, avoid)
+        if target is None:
+            return self._any_node()
+        if target == metadata.controller_id:
+            self._controller_read = (time.monotonic(), target)
+        return target
 
     async def _answers_deletions_with_ids(self) -> bool:
         """Whether this is a KRaft cluster, whose DeleteTopics answers carry each topic's id
         (ZooKeeper-mode 3.9's do not): only KRaft brokers list UnregisterBroker (64) in their
-        ApiVersions answer. aiokafka closes the connection it bootstrapped through, so with
-        no connection open yet this opens the one to the broker a change goes to (which the
-        change opens anyway); unreachable, the answer is False: ZooKeeper mode's way is the
-        safe one."""
-        if not any(self._api_versions()):
-            with contextlib.suppress(AdminError, KafkaError, OSError, TimeoutError):
-                await asyncio.wait_for(
-                    self.client._get_conn(await self._controller()),
-                    self.settings.request_timeout_ms / 1000,
-                )
-        return any(UNREGISTER_BROKER in versions for versions in self._api_versions())
-
-    def _api_versions(self) -> list[dict[int, tuple[int, int]]]:
-        """The ApiVersions answer of each open connection ({} while one is being opened)."""
-        conns = getattr(self.client, "_conns", {}).values()
-        return [getattr(conn, "_versions", None) or {} for conn in conns]
+        ApiVersions answer. Asked once per connection: of a broker already asked, else of
+        the broker a change goes to (opening the connection the change then uses);
+        unreachable, the answer is False: ZooKeeper mode's way is the safe one."""
+        known = list(self.client.known_api_versions())
+        if known:
+            return any(UNREGISTER_BROKER in versions for versions in known)
+        with contextlib.suppress(AdminError, KafkaError, OSError, TimeoutError):
+            versions = await asyncio.wait_for(
+                self.client.api_versions(await self._controller()),
+                self.settings.request_timeout_ms / 1000,
+            )
+            return UNREGISTER_BROKER in versions
+        return False
 
     def _recent_controller(self) -> int | None:
-        """The controller aiokafka's own metadata named within the last CONTROLLER_FRESH_S
-        seconds (connecting reads it; so does every refresh after NOT_CONTROLLER), else None.
-        A headless command changes topics milliseconds after connecting, and reading the
-        controller again cost it a round trip; a controller that moved meanwhile answers
-        NOT_CONTROLLER, and `_to_controller` sends again after a refresh, as after a read."""
+        """The controller the transport's last refresh of the brokers named within the last
+        CONTROLLER_FRESH_S seconds (connecting reads it; so does every refresh after
+        NOT_CONTROLLER), else None. A headless command changes topics milliseconds after
+        connecting, and reading the controller again cost it a round trip; a controller
+        that moved meanwhile answers NOT_CONTROLLER, and `_to_controller` sends again after
+        a refresh, as after a read. Else the one `_controller` read itself just before (a
+        TUI deletion's first one reads it to open the connection the deletion then uses)."""
         cluster = self.client.cluster
-        controller = getattr(cluster, "controller", None)
-        refreshed_ms = getattr(cluster, "_last_successful_refresh_ms", 0)
-        if controller is not None and time.time() - refreshed_ms / 1000 <= CONTROLLER_FRESH_S:
-            return int(controller.nodeId)
-        # Else the one `_controller` read itself just before (a TUI deletion's first one
-        # reads it to open the connection the deletion then uses).
-        read = self._controller_read
-        if read is not None and time.monotonic() - read[0] <= CONTROLLER_FRESH_S:
-            return read[1]
-        return None
+        return routing.recent_controller(
+            cluster.controller,
+            cluster.refreshed_at,
+            self._controller_read,
+            time.monotonic(),
+            CONTROLLER_FRESH_S,
+        )
 
     async def _to_controller(
         self,
