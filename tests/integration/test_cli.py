@@ -65,8 +65,20 @@ def test_create_describe_alter_configs_delete_round_trip(
     assert set(topic) == {"topic", "topic_id", "internal", "partitions", "configs"}
     assert topic["topic"] == a and topic["internal"] is False and topic["topic_id"]
     assert [set(p) for p in topic["partitions"]] == [
-        {"partition", "leader", "replicas", "isr", "offline_replicas", "placeholders"}
+        {
+            "partition",
+            "leader",
+            "replicas",
+            "isr",
+            "offline_replicas",
+            "elr",
+            "last_known_elr",
+            "placeholders",
+        }
     ] * 2
+    # Eligible leader replicas where the broker reads them (KRaft 4.x), else unknown.
+    expected_elr = [] if cluster.mode == "kraft" else None
+    assert [p["elr"] for p in topic["partitions"]] == [expected_elr] * 2
     assert [p["placeholders"] for p in topic["partitions"]] == [[], []]
     # What the create reported placing is what the cluster holds.
     assert [p["replicas"] for p in topic["partitions"]] == created[0]["assignment"]
@@ -139,7 +151,10 @@ def test_text_describe_reads_like_kafka_topics_sh(
     assert code == 0
     assert lines[0].startswith(f"Topic: {name}\tTopicId: ")
     assert "PartitionCount: 2\tReplicationFactor: 2" in lines[0]
-    assert lines[1] == f"\tTopic: {name}\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2"
+    # kafka-tui prints Elr and LastKnownElr where the broker reads them, as kafka-topics.sh
+    # 3.8+ does (KRaft 4.x here; ZooKeeper-mode 3.9 brokers lack DescribeTopicPartitions).
+    elr = "\tElr: \tLastKnownElr: " if cluster.mode == "kraft" else ""
+    assert lines[1] == f"\tTopic: {name}\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1,2{elr}"
 
 
 def test_partition_filters_show_only_matching_partitions(
