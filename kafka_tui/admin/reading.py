@@ -82,8 +82,9 @@ class AdminReads(AdminConnection):
         releases.py), from its own ApiVersions answer. A broker that does not answer is left
         out."""
         request = ApiVersionsRequest()
+        # Not retried elsewhere: another broker's answer would be taken for this one's.
         answers = await asyncio.gather(
-            *(self._send(request, b) for b in brokers), return_exceptions=True
+            *(self._send(request, b, retry=False) for b in brokers), return_exceptions=True
         )
         found = {}
         for broker, answer in zip(brokers, answers, strict=True):
@@ -101,8 +102,9 @@ class AdminReads(AdminConnection):
         (DescribeLogDirs about no topic; is_cordoned from v5, Kafka 4.3). Left out: a broker
         that does not answer, or refuses (DescribeLogDirs needs DESCRIBE on the cluster)."""
         request = DescribeLogDirsRequest([])
+        # Not retried elsewhere: a broker describes its own directories only.
         answers = await asyncio.gather(
-            *(self._send(request, b) for b in brokers), return_exceptions=True
+            *(self._send(request, b, retry=False) for b in brokers), return_exceptions=True
         )
         found = {}
         for broker, answer in zip(brokers, answers, strict=True):
