@@ -24,6 +24,7 @@ from .batches import (
     failed,
     merge,
 )
+from .config_rules import refusal
 from .configs import AdminConfigs
 from .connection import UNKNOWN_TOPIC, Settle, poll_until
 from .errors import AdminError, ValidationError, sentence
@@ -118,8 +119,11 @@ class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, Ad
     ) -> list[TopicResult]:
         names = [s.name for s in specs]
         lists = not placed
+        releases = await self.broker_releases()
         refused = self._validated(
-            names, lambda i: validation.check_spec(specs[i], lists=lists), "create"
+            names,
+            lambda i: validation.check_spec(specs[i], lists=lists, releases=releases),
+            "create",
         )
         to_send = [s for i, s in enumerate(specs) if i not in refused]
         details = topic_ids or validate_only or not all(map(_counts_given, to_send))
@@ -466,8 +470,16 @@ class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, Ad
                         ),
                         topic,
                     )
+                words = refusal(c.name, c.value, releases) if c.op is ConfigOp.SET else None
+                if words is not None:
+                    return ValidationError(
+                        "INVALID_CONFIG",
+                        sentence("INVALID_CONFIG", topic, words, checked_here=True),
+                        topic,
+                    )
             return None
 
+        releases = await self.broker_releases()
         refused = self._validated(names, check, "alter configs")
         ops = [
             (

@@ -29,10 +29,12 @@ from aiokafka.errors import (
 from aiokafka.helpers import create_ssl_context
 
 from . import diagnose, protocol, routing
+from .config_rules import Release, release_numbers
 from .errors import AdminError, ConnectionFailed
 from .journal import ChangeJournal, Expectation
 from .model import ConnectionSettings
 from .protocol import TopicAnswer
+from .releases import kafka_release
 from .transport import Transport
 from .wire import UnsupportedByBroker
 
@@ -290,6 +292,16 @@ class AdminConnection:
         response = request.answer(await self._send(request, node, retry=retry))
         self.cluster_id = response.cluster_id or self.cluster_id
         return response
+
+    async def broker_releases(self) -> list[Release]:
+        """The Kafka releases of the brokers this client has spoken to (their ApiVersions,
+        read once per connection; one broker is asked if none was yet): what
+        config_rules.py checks a change against."""
+        known = list(self.client.known_api_versions())
+        if not known and self.client_side_validation:
+            known = [await self.client.api_versions(self._any_node())]
+        found = (release_numbers(kafka_release(v)) for v in known)
+        return sorted({r for r in found if r is not None})
 
     async def _cluster(self) -> protocol.ClusterAnswer:
         """DescribeCluster's answer; from a broker older than Kafka 2.8, which has no

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from .config_rules import Release, refusal
 from .errors import ValidationError, sentence
 from .model import NewPartitions, TopicSpec
 
@@ -120,8 +121,11 @@ def _check_replica_lists(
     return None
 
 
-def check_spec(spec: TopicSpec, *, lists: bool = True) -> ValidationError | None:
-    """`lists=False`: the replica lists are not checked (the placer made them)."""
+def check_spec(
+    spec: TopicSpec, *, lists: bool = True, releases: Sequence[Release] = ()
+) -> ValidationError | None:
+    """`lists=False`: the replica lists are not checked (the placer made them). `releases`:
+    the Kafka releases of the brokers asked (config_rules.py refuses what they refuse)."""
     if (err := check_name(spec.name)) is not None:
         return err
     if spec.assignment is not None and (
@@ -168,9 +172,11 @@ def check_spec(spec: TopicSpec, *, lists: bool = True) -> ValidationError | None
             "Replication factor must be larger than 0 and at most "
             f"{MAX_REPLICATION_FACTOR} (was {spec.replication_factor}).",
         )
-    for key in spec.configs:
+    for key, value in spec.configs.items():
         if not key.strip():
             return _error("INVALID_CONFIG", spec.name, "A config key is empty.")
+        if (words := refusal(key, value, releases)) is not None:
+            return _error("INVALID_CONFIG", spec.name, words)
     return None
 
 
