@@ -9,7 +9,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from . import protocol
 from .batches import (
@@ -82,7 +82,17 @@ class AdminReads(AdminConnection):
         releases.py), from its own ApiVersions answer. A broker that does not answer is left
         out."""
         request = ApiVersionsRequest()
-        # Not retried elsewhere: another broker's answer would be taken for this one's.
+        answers = await self._ask_each(request, brokers)
+        return {
+            broker: kafka_release(read.versions)
+            for broker, answer in answers.items()
+            if not (read := request.answer(answer)).error_code
+        }
+
+    async def _ask_each(self, request: Any, brokers: Sequence[int]) -> dict[int, Any]:
+        """`request` about each of `brokers` itself, sent to it, all at once: the answers
+        that came. Not retried elsewhere: another broker's answer would be taken for this
+        one's; a broker that does not answer is left out."""
         answers = await asyncio.gather(
             *(self._send(request, b, retry=False) for b in brokers), return_exceptions=True
         )
@@ -92,9 +102,7 @@ class AdminReads(AdminConnection):
                 if not isinstance(answer, Exception):
                     raise answer
                 continue
-            read = request.answer(answer)
-            if not read.error_code:
-                found[broker] = kafka_release(read.versions)
+            found[broker] = answer
         return found
 
     async def log_dirs(self, brokers: Sequence[int]) -> dict[int, BrokerLogDirs]:
@@ -102,16 +110,8 @@ class AdminReads(AdminConnection):
         (DescribeLogDirs about no topic; is_cordoned from v5, Kafka 4.3). Left out: a broker
         that does not answer, or refuses (DescribeLogDirs needs DESCRIBE on the cluster)."""
         request = DescribeLogDirsRequest([])
-        # Not retried elsewhere: a broker describes its own directories only.
-        answers = await asyncio.gather(
-            *(self._send(request, b, retry=False) for b in brokers), return_exceptions=True
-        )
         found = {}
-        for broker, answer in zip(brokers, answers, strict=True):
-            if isinstance(answer, BaseException):
-                if not isinstance(answer, Exception):
-                    raise answer
-                continue
+        for broker, answer in (await self._ask_each(request, brokers)).items():
             read = request.answer(answer)
             if read.error_code:
                 continue
