@@ -208,10 +208,7 @@ class AdminGroups(AdminConnection):
                 continue
             for g in request.answer(answer):
                 if g.error_code:
-                    code = g.error_code
-                    unchecked[g.group_id] = (
-                        "NOT_COORDINATOR" if code in _MOVED else error_name(code)
-                    )
+                    unchecked[g.group_id] = _why_unchecked(g.error_code)
                     continue
                 committed: dict[str, dict[int, int]] = {}
                 for p in g.offsets:
@@ -248,10 +245,7 @@ class AdminGroups(AdminConnection):
                 raise answer
             for g in DescribeShareGroupOffsetsRequest.answer(answer):
                 if g.error_code:
-                    code = g.error_code
-                    unchecked[g.group_id] = (
-                        "NOT_COORDINATOR" if code in _MOVED else error_name(code)
-                    )
+                    unchecked[g.group_id] = _why_unchecked(g.error_code)
                     continue
                 started: dict[str, dict[int, int]] = {}
                 for p in g.offsets:
@@ -357,3 +351,9 @@ def _by_coordinator(listed: Mapping[str, _Listed]) -> dict[int, list[str]]:
     for g in sorted(listed):
         nodes.setdefault(listed[g].coordinator, []).append(g)
     return nodes
+
+
+def _why_unchecked(code: int) -> str:
+    """The error a group's offsets went unread for; a coordinator that moved (or is loading)
+    reads as NOT_COORDINATOR."""
+    return "NOT_COORDINATOR" if code in _MOVED else error_name(code)
