@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from . import protocol
 from .batches import batched, from_code, pipelined
 from .connection import AdminConnection, poll_until
+from .errors import ConnectionFailed
 from .model import ConfigEntry, ConfigSource, TopicResult
 
 # Topics per DescribeConfigs request: every config with its synonyms is ~6 KB a topic.
@@ -66,19 +67,28 @@ class AdminConfigs(AdminConnection):
     ) -> set[str]:
         """Poll every live broker until each shows `expected` (topic -> key -> override
         value; None: no override); returns the topics some broker still shows otherwise
-        when `deadline` (monotonic) passes."""
+        when `deadline` (monotonic) passes. A broker whose link was just lost, or that does
+        not answer, is left out: no read reaches it either until it is back, and then it
+        has caught up before it serves."""
         pending = {t: dict(keys) for t, keys in expected.items() if keys}
         behind: set[str] = set(pending)
+        unreachable = {self._lost_node} if self._lost_node is not None else set()
 
         async def check() -> bool | None:
             behind.clear()
             nodes = sorted(b.nodeId for b in self.client.cluster.brokers())
             for node, names in ((n, b) for n in nodes for b in batched(sorted(pending), 500)):
+                if node in unreachable:
+                    continue
                 keys = sorted({k for t in names for k in pending[t]})
                 request = protocol.DescribeConfigsRequest(
                     [(protocol.RESOURCE_TOPIC, t) for t in names], keys
                 )
-                response = await self._send(request, node, retry=False)
+                try:
+                    response = await self._send(request, node, retry=False)
+                except ConnectionFailed:
+                    unreachable.add(node)
+                    continue
                 for result in protocol.DescribeConfigsRequest.answer(response):
                     name = result.resource_name
                     shown = {

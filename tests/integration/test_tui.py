@@ -205,7 +205,11 @@ async def test_topic_detail_marks_the_offline_replica(
             table = app.screen.query_one(PartitionTable)
             replicas = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
             assert replicas == ["2! 1*", "1* 3"]
-            assert [str(table.get_row_at(i)[5]) for i in range(2)] == ["under-replicated", "ok"]
+            health = [c.label.plain for c in table.ordered_columns].index("Health")
+            assert [str(table.get_row_at(i)[health]) for i in range(2)] == [
+                "under-replicated",
+                "ok",
+            ]
             header = str(app.screen.query_one("#detail-header", Static).render())
             assert "1 under-replicated" in header
     finally:
