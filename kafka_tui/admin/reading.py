@@ -229,12 +229,16 @@ class AdminReads(AdminConnection):
         *,
         configs: bool = True,
         config_keys: Sequence[str] | None = None,
+        elr: bool = False,
     ) -> tuple[list[TopicDescription], list[TopicResult]]:
-        """Describe `names` (None: all). Never creates a topic. Returns (found, errors)."""
+        """Describe `names` (None: all). Never creates a topic. Returns (found, errors).
+        `elr`: also each partition's eligible leader replicas (one more request a batch,
+        where the broker has it: for what an operator reads, not for kafka-tui's own
+        checks)."""
         found: list[TopicDescription] = []
         errors: list[TopicResult] = []
         async for batch, batch_errors in self.describe_topics_in_batches(
-            names, configs=configs, config_keys=config_keys
+            names, configs=configs, config_keys=config_keys, elr=elr
         ):
             found += batch
             errors += batch_errors
@@ -251,6 +255,7 @@ class AdminReads(AdminConnection):
         *,
         configs: bool = True,
         config_keys: Sequence[str] | None = None,
+        elr: bool = False,
     ) -> AsyncIterator[tuple[list[TopicDescription], list[TopicResult]]]:
         """`describe_topics`, a batch at a time (READ_BATCH topics; None: every topic, sorted
         by name), in order, as each batch is read: a caller prints the first topics while
@@ -262,6 +267,8 @@ class AdminReads(AdminConnection):
 
         async def read(batch: list[str]) -> tuple[list[TopicDescription], list[TopicResult]]:
             found, errors = await self._read_batch(batch, self._describe_batch)
+            if elr and found:
+                await self._add_elr(found)
             if configs and found:
                 topic_configs, config_errors = await self._read_batch(
                     list(found), lambda b: self._topic_configs(b, keys)
@@ -292,8 +299,6 @@ class AdminReads(AdminConnection):
                 )
             else:
                 found[topic.name] = self._description(topic)
-        if found:
-            await self._add_elr(found)
         return found, errors
 
     async def _add_elr(self, found: dict[str, TopicDescription]) -> None:

@@ -348,7 +348,7 @@ async def _describe(
     stored = await stored_placeholders(admin, store)
     stale = []
     writer = output.DescribeWriter(args.output, topic_lines_only=args.topics_with_overrides)
-    batches = admin.describe_topics_in_batches(names, configs=configs, config_keys=keys)
+    batches = admin.describe_topics_in_batches(names, configs=configs, config_keys=keys, elr=True)
     async for found, errors in batches if names != [] else _no_batches():
         failures += _report_errors(errors)
         topics = [t for t in found if not _excluded(args, profile, t)]

@@ -54,7 +54,7 @@ class AdminPort(Protocol):
     ) -> list[TopicDescription]: ...
 
     async def describe_topics(
-        self, names: Sequence[str] | None = None, *, configs: bool = True
+        self, names: Sequence[str] | None = None, *, configs: bool = True, elr: bool = False
     ) -> tuple[list[TopicDescription], list[TopicResult]]: ...
 
     async def topics_with_load(

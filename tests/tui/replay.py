@@ -223,8 +223,9 @@ class ReplayAdmin:
             raise ReplayGap(f"{self.recording.name}: topic {name!r} was not recorded") from None
 
     async def describe_topics(
-        self, names: Sequence[str] | None = None, *, configs: bool = True
+        self, names: Sequence[str] | None = None, *, configs: bool = True, elr: bool = False
     ) -> tuple[list[TopicDescription], list[TopicResult]]:
+        # `elr`: the recordings hold none (read with Metadata), so it changes nothing here.
         self.reads["describe_topics"] += 1
         wanted = sorted(self.recording.topics) if names is None else list(dict.fromkeys(names))
         found = [self._topic(n) for n in wanted]

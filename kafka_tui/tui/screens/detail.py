@@ -81,7 +81,7 @@ class TopicDetailScreen(KafkaScreen):
     async def load(self) -> None:
         try:
             (found, errors), cluster = await asyncio.gather(
-                self.admin.describe_topics([self.topic]), self.admin.describe_cluster()
+                self.admin.describe_topics([self.topic], elr=True), self.admin.describe_cluster()
             )
         except AdminError as exc:
             self.notify(exc.message, title="Cannot load the topic", severity="error")
