@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka.client import AIOKafkaClient
 
 from kafka_tui.admin.protocol import CreateTopicsRequest
+from kafka_tui.admin.transport import Transport
 from kafka_tui.cli import main
 
 from ..conftest import Cluster
@@ -36,10 +36,10 @@ def test_a_cluster_lost_mid_apply_prints_what_was_done_and_how_to_resume(
     monkeypatch.setenv("KAFKA_TUI_PLANS", str(tmp_path / "plans"))
 
     # The fault: once the first batch's CreateTopics is answered, every broker stops.
-    original = AIOKafkaClient.send
+    original = Transport.send
     stopped: list[bool] = []
 
-    async def send(self: AIOKafkaClient, node_id: int, request: Any, *a: Any, **k: Any) -> Any:
+    async def send(self: Transport, node_id: int, request: Any, *a: Any, **k: Any) -> Any:
         answer = await original(self, node_id, request, *a, **k)
         if isinstance(request, CreateTopicsRequest) and not request.validate_only and not stopped:
             stopped.append(True)
@@ -47,12 +47,12 @@ def test_a_cluster_lost_mid_apply_prints_what_was_done_and_how_to_resume(
                 cluster.dev.stop_broker(broker, kill=True)
         return answer
 
-    monkeypatch.setattr(AIOKafkaClient, "send", send)
+    monkeypatch.setattr(Transport, "send", send)
     try:
         code = main([*base, "plan", "apply", str(plan), "--yes", "--batch-size", "10"])
         out, err = capsys.readouterr()
     finally:
-        monkeypatch.setattr(AIOKafkaClient, "send", original)
+        monkeypatch.setattr(Transport, "send", original)
         cluster.restore()
     assert stopped and code == 2, err
     done = json.loads(out)
