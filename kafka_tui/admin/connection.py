@@ -299,7 +299,14 @@ class AdminConnection:
         config_rules.py checks a change against."""
         known = list(self.client.known_api_versions())
         if not known and self.client_side_validation:
-            known = [await self.client.api_versions(self._any_node())]
+            # Only a check before sending: a broker that cannot be asked leaves the verdict to
+            # the request itself, whose failure is reported as every send's is.
+            timeout = self.settings.request_timeout_ms / 1000
+            try:
+                node = self._any_node()
+                known = [await asyncio.wait_for(self.client.api_versions(node), timeout)]
+            except (AdminError, KafkaError, OSError, TimeoutError):
+                known = []
         found = (release_numbers(kafka_release(v)) for v in known)
         return sorted({r for r in found if r is not None})
 
