@@ -304,8 +304,9 @@ class AdminReads(AdminConnection):
     async def _add_elr(self, found: dict[str, TopicDescription]) -> None:
         """Each partition's eligible leader replicas (KIP-966), from DescribeTopicPartitions
         page by page, read from the broker that just answered the Metadata request; left
-        unknown (None) where the broker lacks the request (before Kafka 3.8) or answers a
-        topic with an error (it may have changed since: the Metadata answer stands)."""
+        unknown (None) where the broker lacks the request (before Kafka 3.8), cannot be
+        reached, or answers a topic with an error (it may have changed since: the Metadata
+        answer stands)."""
         node = self._answered_by
         elr: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         cursor: tuple[str, int] | None = None
@@ -319,8 +320,8 @@ class AdminReads(AdminConnection):
                 cursor = page.cursor
                 if cursor is None:
                     break
-        except UnsupportedByBroker:
-            return
+        except (UnsupportedByBroker, ConnectionFailed):
+            return  # what Metadata said stands; ELR is shown as not known
         for name, d in found.items():
             found[name] = replace(
                 d,
