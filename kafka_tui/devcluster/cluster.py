@@ -26,13 +26,21 @@ from typing import Any
 
 from ..admin.model import ConnectionSettings
 from ..paths import user_path
-from . import node, probe, props
+from . import class_archive, node, probe, props
 from . import security as security_module
 from .jars import KafkaJars, ensure_kafka
 from .security import Security, SecurityState
 from .versions import Mode, Release, VersionError, choose, release
 
-__all__ = ["ClusterError", "ClusterState", "DevCluster", "Mode", "NodeState", "default_root"]
+__all__ = [
+    "ClusterError",
+    "ClusterState",
+    "DevCluster",
+    "Mode",
+    "NodeState",
+    "default_root",
+    "write_class_archives",
+]
 
 
 def _heap_mb(variable: str, default: int) -> int:
@@ -305,6 +313,7 @@ class DevCluster:
                 node.java_bin(),
                 "-Xmx128m",
                 "-XX:TieredStopAtLevel=1",
+                *class_archive.jvm_flags(jars.classpath, "storage"),
                 "-cp",
                 jars.classpath,
                 *self._logging_flags(state, n),
@@ -332,7 +341,7 @@ class DevCluster:
             self._format_kraft_storage(state, jars)
             quorum = state.controller
             args = [str(self._config(state, quorum))]
-            main = "kafka.Kafka"
+            main, role = "kafka.Kafka", "controller"
         else:
             assert state.zookeeper is not None
             quorum = state.zookeeper
@@ -342,7 +351,7 @@ class DevCluster:
                 data_dir=self._dir(quorum) / "data",
             )
             args = [str(zk_cfg)]
-            main = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
+            main, role = "org.apache.zookeeper.server.quorum.QuorumPeerMain", "zookeeper"
         if not self.running(quorum):
             quorum.pid = node.spawn(
                 cluster_dir=self.root,
@@ -352,7 +361,10 @@ class DevCluster:
                 args=args,
                 heap_mb=_heap_mb("KAFKA_TUI_CONTROLLER_HEAP_MB", 160),
                 log=self._log(quorum),
-                extra_jvm=self._logging_flags(state, quorum),
+                extra_jvm=[
+                    *self._logging_flags(state, quorum),
+                    *class_archive.jvm_flags(jars.classpath, role),
+                ],
             )
             self._save(state)
         ready = (
@@ -371,7 +383,10 @@ class DevCluster:
             args=[str(self._config(state, b))],
             heap_mb=_heap_mb("KAFKA_TUI_BROKER_HEAP_MB", 384),
             log=self._log(b),
-            extra_jvm=self._logging_flags(state, b),
+            extra_jvm=[
+                *self._logging_flags(state, b),
+                *class_archive.jvm_flags(jars.classpath, "broker"),
+            ],
         )
 
     def _wait_alive_and(
@@ -587,3 +602,19 @@ class DevCluster:
                 f"no user {user!r} on this cluster (users: {', '.join(state.security.users)})"
             )
         return security_module.connection_settings(state.security, self.root, servers, user)
+
+
+def write_class_archives(version: str, mode: Mode, workdir: Path) -> bool:
+    """Write the class-data-sharing archives of `version`'s JVMs in `mode` (class_archive.py)
+    by starting a one-broker cluster in `workdir` once; False when they already exist."""
+    jars = ensure_kafka(version)
+    roles = ("controller", "broker", "storage") if mode == "kraft" else ("zookeeper", "broker")
+    if not class_archive.missing(jars.classpath, roles):
+        return False
+    with class_archive.dumping():
+        dev = DevCluster(workdir)
+        try:
+            dev.up(mode, brokers=1, kafka_version=version)
+        finally:
+            dev.down()
+    return True

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .cluster import ClusterError, DevCluster
+from .cluster import ClusterError, DevCluster, write_class_archives
 from .jars import JarFetchError, ensure_kafka
 from .security import ADMIN, SECURITIES, USERS
 from .spark import SparkClusterError, SparkDevCluster
@@ -22,6 +22,8 @@ from .versions import (
     OLDEST,
     UNENCRYPTED_PEM_KEYS,
     ZK_VERSION,
+    Mode,
+    choose,
 )
 
 
@@ -257,6 +259,18 @@ def _password_command(args: argparse.Namespace) -> str:
     return shlex.join([*words, "password"])
 
 
+def _class_archives(version: str, mode: Mode) -> None:
+    """The JVMs' class-data-sharing archives of `version` (class_archive.py), once."""
+    import tempfile
+    import time
+
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="kafka-tui-cds-") as work:
+        if write_class_archives(version, mode, Path(work)):
+            took = time.monotonic() - started
+            print(f"Kafka {version}: class archives for its {mode} JVMs written in {took:.0f}s")
+
+
 def run(args: argparse.Namespace, output: str) -> int:
     as_json = (getattr(args, "output", None) or output) == "json"
     if args.dev_action == "spark":
@@ -274,7 +288,8 @@ def run(args: argparse.Namespace, output: str) -> int:
                 )
                 _print_status(cluster.status(), as_json)
             case "fetch":
-                for version in args.kafka_version or (KRAFT_VERSION, ZK_VERSION):
+                asked = [(v, choose(None, v)[0]) for v in args.kafka_version or ()]
+                for version, mode in asked or [(KRAFT_VERSION, "kraft"), (ZK_VERSION, "zk")]:
                     jars = ensure_kafka(version)
                     verb = (
                         f"fetched in {jars.fetch_seconds:.0f}s"
@@ -282,6 +297,7 @@ def run(args: argparse.Namespace, output: str) -> int:
                         else "cached"
                     )
                     print(f"Kafka {version}: {verb}, {jars.size_bytes / 1e6:.0f} MB in {jars.libs}")
+                    _class_archives(version, mode)
             case "status":
                 _print_status(cluster.status(), as_json)
             case "profile":
