@@ -14,6 +14,8 @@ from ..admin import KafkaAdmin, audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile, Settings
 from ..services.ports import AdminPort
+from . import notices
+from .notices import Told
 from .screens.base import default_placeholder_store
 from .screens.error import ErrorScreen
 from .screens.metadata import MetadataScreen
@@ -66,7 +68,7 @@ class KafkaTuiApp(App[None]):
         audit.configure(
             path=profile.audit_log,
             profile=profile.name,
-            warn=lambda text: self.notify(text, title="Audit log", severity="warning"),
+            warn=self._audit_warning,
         )
         self.admin = self.admin_factory(profile)
         self.sub_title = f"{profile.name}{' (read-only)' if profile.read_only else ''}"
@@ -80,6 +82,14 @@ class KafkaTuiApp(App[None]):
         self.push_screen(
             ProfilePicker(sorted(self.settings.profiles.values(), key=lambda p: p.name))
         )
+
+    def _audit_warning(self, text: str) -> None:
+        self.post_message(Told(notices.warning(text, "Audit log")))
+
+    def on_told(self, message: Told) -> None:
+        """Every notice of the screens and their workers, shown by one policy."""
+        n = message.notice
+        self.notify(n.text, title=n.title, severity=n.severity, timeout=n.timeout)
 
     def report_worker_failure(self, worker: Worker[object]) -> None:
         """The one place unexpected failures end up: a modal with the error, never a crash."""

@@ -39,7 +39,7 @@ def test_the_record_topic_is_shown_as_kafka_tui_s_and_kept_out_of_the_filters() 
 
 
 def test_the_fill_offer_says_what_goes_where() -> None:
-    from kafka_tui.tui.screens.brokers import PlaceholderState
+    from kafka_tui.services.placeholder_view import PlaceholderState
 
     state = PlaceholderState(5, frozenset({"a", "b"}), 5, ("a-0 -> 4", "a-1 -> 4", "b-0 -> 4"))
     assert state.where() == "a-0 -> 4, a-1 -> 4, b-0 -> 4 and 2 more"

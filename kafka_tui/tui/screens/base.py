@@ -6,9 +6,9 @@ Screens never import the app module (it imports them): what they need of the app
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
 from textual.app import SystemCommand
 from textual.screen import Screen
@@ -16,12 +16,14 @@ from textual.worker import Worker, WorkerState
 
 from ...admin.placeholders import PlaceholderStore
 from ...config import Profile
+from ..notices import Notice, Told
 
 
 class KafkaHost(Protocol):
     """The app as the screens see it."""
 
     profile: Profile | None
+    store_factory: Callable[[Profile], PlaceholderStore]
 
     def report_worker_failure(self, worker: Worker[object]) -> None: ...
 
@@ -35,9 +37,8 @@ def default_placeholder_store(profile: Profile) -> PlaceholderStore:
 def placeholder_store(screen: Screen[Any], profile: Profile) -> PlaceholderStore:
     """The profile's placeholder records, through the app's `store_factory` when it has one
     (the screen tests replay recorded records)."""
-    factory = getattr(screen.app, "store_factory", None) or default_placeholder_store
-    store: PlaceholderStore = factory(profile)
-    return store
+    host = cast(KafkaHost, screen.app)
+    return host.store_factory(profile)
 
 
 class KafkaScreen(Screen[Any]):
@@ -50,8 +51,15 @@ class KafkaScreen(Screen[Any]):
         read_only = self.profile is not None and self.profile.read_only
         return not (read_only and action in self.CHANGE_ACTIONS)
 
+    def tell(self, *notices: Notice) -> None:
+        """Post what happened to the app, which shows it by the notices' policy
+        (tui/notices.py); to the app, not this screen: a form dismissed right after its
+        change would never read its own messages."""
+        for notice in notices:
+            self.app.post_message(Told(notice))
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        # Expected Kafka errors are handled inside the workers (notify / inline); what
+        # Expected Kafka errors are handled inside the workers (tell / inline); what
         # reaches here is unexpected and goes to the app's single error modal.
         if event.state is WorkerState.ERROR:
             report = getattr(self.app, "report_worker_failure", None)

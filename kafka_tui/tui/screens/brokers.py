@@ -4,8 +4,6 @@ them on live brokers and `e` to give every partition its preferred leader back."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import work
@@ -13,149 +11,22 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static
 
-from ...admin import AdminError, ClusterInfo, TopicDescription
-from ...admin.placeholders import PlaceholderStore
+from ...admin import AdminError
 from ...config import Profile
-from ...planning.filling import choose_fills
-from ...planning.placement import Broker, Load, cordon_warning
-from ...services.filling import FillResult, fill_placeholders, open_slots
+from ...planning.placement import cordon_warning
+from ...services.filling import fill_placeholders
 from ...services.leaders import (
-    ElectionOutcome,
     ElectionType,
     TopicSelection,
     preview_election,
     run_election,
 )
+from ...services.placeholder_view import PlaceholderState, orphaned_throttles, placeholder_state
 from ...services.ports import AdminPort
 from ...services.snapshot import Snapshot, take_snapshot
-from ...services.throttles import list_throttles
+from .. import notices
 from ..widgets.broker_table import BrokerTable, observed_source
 from .base import KafkaScreen, placeholder_store
-
-
-@dataclass(frozen=True)
-class PlaceholderState:
-    open: int  # placeholders still missing a broker
-    topics: frozenset[str]  # the topics they belong to
-    fillable: int  # how many a live broker outside their partition could take now
-    # What goes where if filled now: 'orders-0 -> 4', the first few.
-    preview: tuple[str, ...] = ()
-
-    def where(self) -> str:
-        more = self.fillable - len(self.preview)
-        return ", ".join(self.preview) + (f" and {more} more" if more > 0 else "")
-
-    def line(self, key: str) -> str:
-        if not self.open:
-            return "No open placeholders: every topic has the replicas it was created with."
-        text = f"{self.open} open placeholder(s) in {len(self.topics)} topic(s)"
-        if self.fillable:
-            return f"{text}; {self.fillable} can be filled now ({self.where()}): press {key}."
-        return f"{text}; none can be filled until a broker joins."
-
-
-NO_PLACEHOLDERS = PlaceholderState(0, frozenset(), 0)
-PREVIEW_FILLS = 3
-
-
-def placeholder_state(snapshot: Snapshot) -> PlaceholderState:
-    """What `fill_placeholders` would find now (the same choice, without the moves)."""
-    slots = open_slots(snapshot)
-    replicas = {
-        (t, p.partition): p.replicas
-        for t in {s.topic for s in slots}
-        for p in snapshot.topics[t].partitions
-    }
-    fills = choose_fills(snapshot.brokers, snapshot.load, replicas, slots)
-    taken = [f for f in fills if f.broker is not None]
-    return PlaceholderState(
-        len(slots),
-        frozenset(s.topic for s in slots),
-        len(taken),
-        tuple(f"{f.topic}-{f.partition} -> {f.broker}" for f in taken[:PREVIEW_FILLS]),
-    )
-
-
-async def read_placeholder_state(
-    admin: AdminPort,
-    store: PlaceholderStore,
-    cluster: ClusterInfo,
-    topics: list[TopicDescription],
-) -> PlaceholderState:
-    """The placeholders of the topics just read, for the topics screen: nothing is read when
-    the placeholder topic does not exist (nothing was ever created under-replicated). An
-    unreadable record is left for the brokers screen to report."""
-    by_name = {t.name: t for t in topics}
-    if store.topic not in by_name:
-        return NO_PLACEHOLDERS
-    try:
-        entries = await store.load(len(by_name[store.topic].partitions))
-    except AdminError:
-        return NO_PLACEHOLDERS
-    entries = {
-        name: e
-        for name, e in entries.items()
-        if name in by_name and e.topic_id in (None, by_name[name].topic_id)
-    }
-    if not entries:
-        return NO_PLACEHOLDERS
-    snapshot = Snapshot(
-        [Broker(b.id, b.rack, not b.fenced) for b in cluster.brokers],
-        Load.from_assignments(p.replicas for t in topics for p in t.partitions),
-        by_name,
-        {},
-        entries,
-        cluster.lists_fenced_brokers,
-    )
-    return placeholder_state(snapshot)
-
-
-async def orphaned_throttles(admin: AdminPort) -> str:
-    """A line naming the replication throttles no reassignment in progress needs ("" when
-    none). Advice only: a read it cannot make (an ACL, an old broker) leaves it out."""
-    try:
-        report = await list_throttles(admin)
-    except Exception:  # the brokers themselves are shown already; this line is a hint
-        return ""
-    where = sorted(
-        {f"broker {t.name}" if t.kind == "broker" else f"topic {t.name}" for t in report.orphaned}
-    )
-    if not where:
-        return ""
-    return (
-        f"Orphaned replication throttles (no reassignment needs them) on {', '.join(where)}: "
-        "`kafka-tui throttles clear --orphaned` removes them."
-    )
-
-
-def notify_fills(screen: KafkaScreen, results: Sequence[FillResult]) -> None:
-    if not results:
-        screen.notify("No open placeholders.", title="Fill placeholders")
-    for r in results:
-        title = f"{r.topic}-{r.partition}" + (f": {r.error}" if r.error else "")
-        if r.ok:
-            screen.notify(r.message, title=title)
-        elif r.error == "NO_BROKER_AVAILABLE":
-            screen.notify(r.message, title=title, severity="warning")
-        else:
-            screen.notify(r.message, title=title, severity="error", timeout=12)
-
-
-def notify_election(screen: KafkaScreen, outcome: ElectionOutcome) -> None:
-    elected, not_needed, failed = outcome.counts()
-    text = (
-        f"{elected} partition(s) got their preferred leader back, {not_needed} had it "
-        f"already, {failed} failed."
-    )
-    first = next((r for r in outcome.results if not r.ok), None)
-    if first is not None:
-        text += f" First failure: {first.message}"
-    screen.notify(
-        text,
-        title="Preferred leader election",
-        severity="warning" if failed else "information",
-        timeout=12 if failed else 5,
-    )
 
 
 class BrokersScreen(KafkaScreen):
@@ -223,7 +94,7 @@ class BrokersScreen(KafkaScreen):
                 releases=True,
             )
         except AdminError as exc:
-            self.notify(exc.message, title="Cannot read the brokers", severity="error")
+            self.tell(notices.failed(exc.message, "Cannot read the brokers"))
             return
         self.snapshot = snapshot
         self.placeholders = state = placeholder_state(snapshot)
@@ -261,9 +132,9 @@ class BrokersScreen(KafkaScreen):
                 zookeeper=self.profile.zookeeper_connect,
             )
         except AdminError as exc:
-            self.notify(exc.message, title="Fill failed", severity="error", timeout=12)
+            self.tell(notices.failed(exc.message, "Fill failed"))
         else:
-            notify_fills(self, results)
+            self.tell(*notices.for_fills(results))
         self.load()
 
     def action_elect(self) -> None:
@@ -277,7 +148,7 @@ class BrokersScreen(KafkaScreen):
             )
             outcome = await run_election(self.admin, preview)
         except AdminError as exc:
-            self.notify(exc.message, title="Leader election failed", severity="error", timeout=12)
+            self.tell(notices.failed(exc.message, "Leader election failed"))
         else:
-            notify_election(self, outcome)
+            self.tell(notices.for_election(outcome))
         self.load()

@@ -9,17 +9,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from ...admin import AdminError, TopicResult
+from ...admin import AdminError
 from ...config import Profile
 from ...services.consumers import Readers, readers_of
-from ...services.keys import KEY_MAPPING_WARNING
-from ...services.placing import UNDER_REPLICATED_WARNING
 from ...services.ports import AdminPort
 from ...services.records import delete_topics
-from .base import placeholder_store
+from .. import notices
+from .base import KafkaScreen, placeholder_store
 
 
 def readers_text(names: list[str], readers: Readers | None) -> str:
@@ -116,47 +115,30 @@ class DeleteConfirm(ModalScreen[bool]):
         self.dismiss(False)
 
 
-def notify_results(screen: Screen[object], results: list[TopicResult]) -> None:
-    """A KIP-409 creation under-replicated, or a grow that moves keys, is one warning (its
-    message says why); a name that collides with another ('.' vs '_') is a success plus a
-    warning."""
-    for r in results:
-        if r.ok and r.warning in (UNDER_REPLICATED_WARNING, KEY_MAPPING_WARNING):
-            warnings = ", ".join(r.warnings or (r.warning or "",))
-            screen.notify(r.message, title=f"{r.topic}: {warnings}", severity="warning", timeout=12)
-        elif r.ok and r.warning:
-            screen.notify(r.message, title=r.topic)
-            screen.notify(r.warning, title=r.topic, severity="warning")
-        elif r.ok:
-            screen.notify(r.message, title=r.topic)
-        else:
-            screen.notify(r.message, title=f"{r.topic}: {r.error}", severity="error", timeout=12)
-
-
 async def run_deletion(
-    screen: Screen[object], admin: AdminPort, names: list[str], internal: list[str]
+    screen: KafkaScreen, admin: AdminPort, names: list[str], internal: list[str]
 ) -> bool:
     """True when a deletion was sent (whatever each topic's result)."""
     if internal:
-        screen.notify(
-            f"Kafka's internal topics are never deleted: {', '.join(internal)}",
-            title="Refused",
-            severity="error",
+        screen.tell(
+            notices.failed(
+                f"Kafka's internal topics are never deleted: {', '.join(internal)}", "Refused"
+            )
         )
         names = [n for n in names if n not in internal]
         if not names:
             return False
     if not await screen.app.push_screen_wait(DeleteConfirm(names, admin=admin)):
-        screen.notify("Nothing deleted.")
+        screen.tell(notices.note("Nothing deleted."))
         return False
     profile = getattr(screen, "profile", None)
     store = placeholder_store(screen, profile) if isinstance(profile, Profile) else None
     try:
         results, warning = await delete_topics(admin, store, names)
     except AdminError as exc:
-        screen.notify(exc.message, title="Delete failed", severity="error", timeout=12)
+        screen.tell(notices.failed(exc.message, "Delete failed"))
         return False
-    notify_results(screen, results)
+    screen.tell(*notices.for_topic_results(results))
     if warning:
-        screen.notify(warning, severity="warning", timeout=12)
+        screen.tell(notices.warning(warning))
     return True

@@ -17,6 +17,7 @@ from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
 from ...services.ports import AdminPort
 from ...services.records import load_placeholders
+from .. import notices
 from ..widgets.styled import ReplicaLegend
 from ..widgets.tables import PartitionTable
 from .base import KafkaScreen, placeholder_store
@@ -84,7 +85,7 @@ class TopicDetailScreen(KafkaScreen):
                 self.admin.describe_topics([self.topic], elr=True), self.admin.describe_cluster()
             )
         except AdminError as exc:
-            self.notify(exc.message, title="Cannot load the topic", severity="error")
+            self.tell(notices.failed(exc.message, "Cannot load the topic"))
             return
         if errors or not found:
             message = errors[0].message if errors else f"Topic '{self.topic}' was not found."
@@ -100,7 +101,7 @@ class TopicDetailScreen(KafkaScreen):
                 tidy=not self.profile.read_only,
             )
         except AdminError as exc:
-            self.notify(exc.message, title="Placeholders unknown", severity="warning")
+            self.tell(notices.warning(exc.message, "Placeholders unknown"))
             placeholders = {}
         missing = placeholders.get(topic.name, {})
         # A placeholder is a replica Kafka does not know of: drawn `(-1)` after the real ones.

@@ -25,10 +25,10 @@ from ...planning.placement import MODES, Broker
 from ...services.placing import PlacementOptions, Planned
 from ...services.ports import AdminPort
 from ...services.snapshot import Snapshot, take_snapshot
+from .. import notices
 from ..widgets.tables import PreviewTable
 from ..words import FORM_FIELDS, field_error_words, result_words
 from .base import KafkaScreen, placeholder_store
-from .changes import notify_results
 
 # Which field a Kafka error concerns, so it is shown next to that field.
 ERROR_FIELD = {
@@ -331,7 +331,7 @@ class FormScreen(KafkaScreen):
             await self.read_extra(snapshot)
             self.snapshot, self._known = snapshot, None
         except AdminError as exc:
-            self.notify(exc.message, title="Cannot read the cluster", severity="error")
+            self.tell(notices.failed(exc.message, "Cannot read the cluster"))
             return
         finally:
             self.snapshot_ready.set()  # a waiting submit goes on (or reports the failure)
@@ -343,10 +343,11 @@ class FormScreen(KafkaScreen):
         shows the broker's verdict; a successful change closes the form."""
         await self.snapshot_ready.wait()
         if self.snapshot is None:
-            self.notify(
-                "The cluster could not be read, so nothing can be planned; ctrl+r reads again.",
-                title="Nothing sent",
-                severity="error",
+            self.tell(
+                notices.failed(
+                    "The cluster could not be read, so nothing can be planned; ctrl+r reads again.",
+                    "Nothing sent",
+                )
             )
             return
         self.revalidate()
@@ -357,9 +358,9 @@ class FormScreen(KafkaScreen):
         try:
             result = (await operation(validate_only))[0]
         except AdminError as exc:
-            self.notify(exc.message, title=failure_title, severity="error", timeout=12)
+            self.tell(notices.failed(exc.message, failure_title))
             return
         self.show_result(result)
         if result.ok and not validate_only:
-            notify_results(self, [result])
+            self.tell(*notices.for_topic_results([result]))
             self.dismiss(done)

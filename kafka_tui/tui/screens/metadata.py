@@ -20,11 +20,16 @@ from textual.widgets import Footer, Input, Static
 from ...admin import AdminError, ClusterInfo, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
+from ...services.placeholder_view import (
+    NO_PLACEHOLDERS,
+    PlaceholderState,
+    read_placeholder_state,
+)
 from ...services.ports import AdminPort
 from ...services.snapshot import min_insync_replicas
 from ..widgets.topic_table import TopicRow, TopicTable
 from .base import KafkaScreen, placeholder_store
-from .brokers import NO_PLACEHOLDERS, BrokersScreen, PlaceholderState, read_placeholder_state
+from .brokers import BrokersScreen
 from .changes import run_deletion
 from .create import CreateTopicScreen
 from .detail import TopicDetailScreen

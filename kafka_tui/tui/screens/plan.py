@@ -47,6 +47,7 @@ from ...services.plans import (
 from ...services.ports import AdminPort
 from ...services.snapshot import take_snapshot
 from ...services.spark_runner import run_spark_job, spark_log_path, spark_settings
+from .. import notices
 from ..widgets.broker_chart import BrokerBars, BrokerChart
 from ..widgets.plan_topics import PlanTopics
 from ..widgets.tables import PreviewTable
@@ -332,13 +333,11 @@ class PlanScreen(KafkaScreen):
                 read=self.intents,
             )
         except AdminError as exc:
-            self.notify(exc.message, title="Cannot read the cluster", severity="error")
+            self.tell(notices.failed(exc.message, "Cannot read the cluster"))
             self._stage("Cannot read the cluster.")
             return
         except plan_workflow.SparkJobFailed as exc:
-            self.notify(
-                f"{exc.failure}. Its log: {exc.log}", title="Spark job failed", severity="error"
-            )
+            self.tell(notices.failed(f"{exc.failure}. Its log: {exc.log}", "Spark job failed"))
             self._stage(f"The Spark job failed ({exc.failure}).")
             return
         except asyncio.CancelledError:
@@ -463,7 +462,7 @@ class PlanScreen(KafkaScreen):
 
     def action_apply(self) -> None:
         if self.document is None:
-            self.notify("Place the plan first (ctrl+r).", severity="warning")
+            self.tell(notices.hint("Place the plan first (ctrl+r)."))
         elif not self._busy("plan-run"):
             self.apply_plan()
 
@@ -473,7 +472,7 @@ class PlanScreen(KafkaScreen):
         if document is None:
             return
         if not document.sane:
-            self.notify("The plan failed its own sanity check.", severity="error")
+            self.tell(notices.failed("The plan failed its own sanity check."))
             return
         store = placeholder_store(self, self.profile)
         zookeeper = self.profile.zookeeper_connect
@@ -483,10 +482,11 @@ class PlanScreen(KafkaScreen):
             snapshot = await take_snapshot(self.admin, zookeeper=zookeeper, store=store)
             differences = broker_differences(document.data, snapshot)
             if differences:
-                self.notify(
-                    "; ".join(differences) + ". Place the plan again (ctrl+r).",
-                    title="The brokers changed since the preview",
-                    severity="error",
+                self.tell(
+                    notices.failed(
+                        "; ".join(differences) + ". Place the plan again (ctrl+r).",
+                        "The brokers changed since the preview",
+                    )
                 )
                 return
             entries = document.topics
@@ -502,14 +502,14 @@ class PlanScreen(KafkaScreen):
                     self._result(r)
                 self._progress(min(start + APPLY_BATCH, len(entries)), len(entries))
         except AdminError as exc:
-            self.notify(exc.message, title="Apply failed", severity="error")
+            self.tell(notices.failed(exc.message, "Apply failed"))
             return
         ok = sum(1 for r in self.results.values() if r.ok)
         failed = len(self.results) - ok
         stopped = " Stopped by esc." if self.stop_apply.is_set() else ""
         text = f"Applied: {ok} topic(s) ok, {failed} failed, of {len(entries)}.{stopped}"
         self._stage(text)
-        self.notify(text, title="Plan applied", severity="error" if failed else "information")
+        self.tell((notices.failed if failed else notices.done)(text, "Plan applied"))
 
     def _result(self, result: TopicResult) -> None:
         self.results[result.topic] = result

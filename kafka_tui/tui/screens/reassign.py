@@ -46,6 +46,7 @@ from ...services.reassign import (
 )
 from ...services.snapshot import Snapshot, min_insync_replicas, take_snapshot
 from ...services.throttles import release_throttles
+from .. import notices
 from ..widgets.moves import MoveTable
 from ..widgets.styled import ReplicaLegend
 from ..words import remedy_words
@@ -146,7 +147,7 @@ class ReassignScreen(KafkaScreen):
             self.min_isr = await min_insync_replicas(self.admin, [self.topic])
             sizes = await self.admin.partition_sizes([self.topic], snapshot.live)
         except AdminError as exc:
-            self.notify(exc.message, title="Cannot read the cluster", severity="error")
+            self.tell(notices.failed(exc.message, "Cannot read the cluster"))
             return
         self.sizes = {p: size for (_, p), size in sizes.items()}
         self.snapshot = snapshot
@@ -215,7 +216,7 @@ class ReassignScreen(KafkaScreen):
         if self.running:
             return
         if self.plan is None or not self.plan.moves:
-            self.notify("Nothing to apply: the preview shows no move.", severity="warning")
+            self.tell(notices.hint("Nothing to apply: the preview shows no move."))
             return
         self.run_reassignment(self.plan, self._throttle_rate())
 
@@ -244,11 +245,12 @@ class ReassignScreen(KafkaScreen):
             self.running = False
             for widget in self.query(Input).results():
                 widget.disabled = False
-            self.notify(
-                f"The rollback file could not be written in {rollback.folder()} "
-                f"({exc.strerror or exc}). Set ${rollback.ENV} to a writable folder.",
-                title="Not started",
-                severity="error",
+            self.tell(
+                notices.failed(
+                    f"The rollback file could not be written in {rollback.folder()} "
+                    f"({exc.strerror or exc}). Set ${rollback.ENV} to a writable folder.",
+                    "Not started",
+                )
             )
             return
         self.rollback_file = str(path)
@@ -263,10 +265,8 @@ class ReassignScreen(KafkaScreen):
                 answers = await self.admin.alter_partition_reassignments(moves)
             refused = [a for a in answers if not a.ok]
             if refused:
-                self.notify(
-                    " ".join(a.message for a in refused),
-                    title="Reassignment refused",
-                    severity="error",
+                self.tell(
+                    notices.failed(" ".join(a.message for a in refused), "Reassignment refused")
                 )
             started = {(a.topic, a.partition) for a in answers if a.ok}
             if not started:
@@ -282,7 +282,7 @@ class ReassignScreen(KafkaScreen):
             if throttle is not None:
                 await release_throttles(self.admin, throttle.brokers, [self.topic])
         except AdminError as exc:
-            self.notify(exc.message, title="Reassignment failed", severity="error")
+            self.tell(notices.failed(exc.message, "Reassignment failed"))
             return
         finally:
             self.running = False
@@ -293,7 +293,7 @@ class ReassignScreen(KafkaScreen):
         if refused:
             text += f" {len(refused)} partition(s) refused."
         self._status(text + (" Throttles removed." if throttle else "") + self._rollback_words())
-        self.notify(text, title="Reassignment done")
+        self.tell(notices.done(text, "Reassignment done"))
 
     def _rollback_words(self) -> str:
         if self.rollback_file is None:
@@ -304,7 +304,7 @@ class ReassignScreen(KafkaScreen):
         if self.running:
             return
         if self.rollback_file is None:
-            self.notify("No run yet: nothing to roll back.", severity="warning")
+            self.tell(notices.hint("No run yet: nothing to roll back."))
             return
         self.roll_back(self.rollback_file)
 
@@ -331,7 +331,7 @@ class ReassignScreen(KafkaScreen):
             )
         except (AdminError, UsageError) as exc:
             text = exc.message if isinstance(exc, AdminError) else str(exc)
-            self.notify(text, title="Rollback failed", severity="error")
+            self.tell(notices.failed(text, "Rollback failed"))
             return
         finally:
             self.running = False
@@ -339,13 +339,13 @@ class ReassignScreen(KafkaScreen):
         if failed:
             text = " ".join(f"Error ({o.error}): {o.message}" for o in failed)
             self._status(text)
-            self.notify(text, title="Rollback failed", severity="error")
+            self.tell(notices.failed(text, "Rollback failed"))
             return
         self.finished = True
         self.rollback_file = next((o.rollback_file for o in outcomes if o.rollback_file), None)
         text = "Rolled back: " + " ".join(o.message for o in outcomes)
         self._status(text + self._rollback_words())
-        self.notify(text, title="Rollback done")
+        self.tell(notices.done(text, "Rollback done"))
         self.load()
 
     async def _follow(
@@ -427,7 +427,7 @@ class ReassignScreen(KafkaScreen):
                 f"{f', {done} had finished' if done else ''}. {released_words(released)}"
             )
         self._status(text + self._rollback_words())
-        self.notify(text, title="Reassignment cancelled", severity="warning")
+        self.tell(notices.warning(text, "Reassignment cancelled"))
 
 
 class RollbackConfirm(ModalScreen[bool]):
