@@ -104,13 +104,10 @@ def chunks(items: Sequence[T], cost: Callable[[T], int]) -> list[list[T]]:
 # -- reads about many topics (issue 30) ----------------------------------------------------
 
 # Topics per read request (Metadata by name, DescribeConfigs, DescribeLogDirs,
-# ListPartitionReassignments). bench/big_reads.py on 10,000 topics x 3 partitions (KRaft 4.1,
-# 3 brokers, 2 cores): one DescribeConfigs answers ~900-1,100 topics/s for 100-2,000 topics
-# (0.5 s for 500) but 600-800/s for 5,000-10,000 (8-12 s, the whole answer in the broker's
-# heap at once); Metadata by name takes 19 ms for 500 topics.
+# ListPartitionReassignments): a broker answers bigger requests more slowly per topic
+# (bench/README.md, "Figures behind constants").
 READ_BATCH = 500
-# Batches in flight at once: 500-topic DescribeConfigs batches read all 10,000 topics in
-# 6.0 s one at a time, 2.5 s four at a time (1.9 s eight at a time).
+# Batches in flight at once (the same section: 4 reads 10,000 topics' configs 2.4x faster).
 READS_IN_FLIGHT = 4
 # Worth asking again within the request timeout: the broker was busy (e.g. still loading
 # thousands of new topics) or the link broke; a topic's own error (missing, not authorized)

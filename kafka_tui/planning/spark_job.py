@@ -318,10 +318,10 @@ _SHUFFLE_BYTES = 32 << 20
 
 def _size_shuffles(spark: Any, plan: str, conf: dict[str, str]) -> None:
     """The streamed plan's shuffles (twins, duplicates, the cluster's topics joined) sized
-    from the plan and the cluster unless the user set them: Spark's default of 200 shuffle
-    partitions made a 2,000-row plan take 105 s on the 2-worker standalone cluster, against
-    56 s with 4 (measured, 2 runs each). One per 32 MiB of plan file, at least the cluster's
-    default parallelism (Connect has no SparkContext to ask: 4)."""
+    from the plan and the cluster unless the user set them (Spark's default of 200 made
+    small plans twice as slow: bench/README.md, "Figures behind constants"). One per 32 MiB
+    of plan file, at least the cluster's default parallelism (Connect has no SparkContext to
+    ask: 4)."""
     if SHUFFLE_PARTITIONS in conf:
         return
     path = Path(plan)

@@ -35,10 +35,8 @@ from .ports import AdminPort
 from .snapshot import Snapshot, take_snapshot
 from .spark_runner import Show, read_parquet_plan, run_spark_job, spark_log_path
 
-# Above this many new partitions the `auto` engine runs Spark. Measured with bench/plans.py on
-# the 2-core project machine: Spark local[2] costs ~16 s to start; 100,000 partitions take
-# 3.5 s in process and 17 s in Spark; 1,000,000 take 28 s in process and 29 s in Spark. Spark
-# only catches up at about a million partitions here (more cores or a real cluster move that).
+# Above this many new partitions the `auto` engine runs Spark: where Spark catches up with
+# the in-process placer on 2 cores (bench/README.md, "Figures behind constants").
 AUTO_SPARK_PARTITIONS = 1_000_000
 
 Engine = Literal["auto", "local", "spark"]

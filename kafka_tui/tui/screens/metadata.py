@@ -79,9 +79,9 @@ class _CollectionPause:
     """Python's cyclic garbage collector, paused while a refresh reads and builds its objects.
 
     A refresh makes about ten objects per partition (decoded dicts and lists, PartitionInfo,
-    rows). With 30,000 partitions the collector ran full collections over the whole heap in
-    the middle of it: half of the refresh's CPU time (measured: 140-370 ms of 300-520 ms).
-    None of these objects form cycles, so collecting after the refresh loses nothing. The
+    rows); on big clusters the collector's full passes in the middle of it were half of the
+    refresh's CPU time (bench/README.md, "Figures behind constants"). None of these objects
+    form cycles, so collecting after the refresh loses nothing. The
     pause lasts one read at most (bounded by the request timeout; connecting is outside it),
     and is counted because a refresh being cancelled can overlap the next one.
     """
