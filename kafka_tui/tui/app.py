@@ -13,6 +13,7 @@ from textual.worker import Worker
 from ..admin import KafkaAdmin, audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile, Settings
+from ..secrets import pending
 from ..services.ports import AdminPort
 from .screens.base import default_placeholder_store
 from .screens.error import ErrorScreen
@@ -61,6 +62,10 @@ class KafkaTuiApp(App[None]):
 
     def open_profile(self, profile: Profile) -> None:
         """Show `profile`'s cluster as the home screen (replacing another profile's)."""
+        if pending(profile.connection, profile.secrets, profile.secrets_where):
+            # its secrets first: read from their commands / keyring, or asked (screens/secret.py)
+            self.run_worker(self._unlock(profile), group="secrets", exclusive=True)
+            return
         old = self.admin
         self.profile = profile
         audit.configure(
@@ -75,6 +80,13 @@ class KafkaTuiApp(App[None]):
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(MetadataScreen(profile, self.admin, self.refresh_seconds))
+
+    async def _unlock(self, profile: Profile) -> None:
+        from .screens.secret import unlock
+
+        ready = await unlock(self, profile)
+        if ready is not None:
+            self.open_profile(ready)
 
     def action_switch_profile(self) -> None:
         self.push_screen(
