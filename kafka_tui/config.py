@@ -198,6 +198,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
     timeout = body.get("request_timeout_ms", DEFAULT_TIMEOUT_MS)
     if timeout <= 0:
         raise ConfigError(f"{at}: request_timeout_ms must be positive")
+    sources = _sources(body, at)  # before the environment is read: two sources is the mistake
     connection = ConnectionSettings(
         bootstrap_servers=servers,
         client_id=body.get("client_id", "kafka-tui"),
@@ -241,7 +242,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         audit_log=str(_expanded(body, "audit_log", at)) if "audit_log" in body else None,
         spark=_spark_settings(body.get("spark", {}), at),
         load_max_age=load_max_age,
-        secrets=_sources(body, at),
+        secrets=sources,
         secrets_at=at,
     )
     if "command_config" in body:

@@ -37,8 +37,10 @@ class SecretSource:
 
     setting: str
     kind: str
-    ref: str  # the command line, "SERVICE/USERNAME", or who the secret is for (prompt)
-    where: str  # "config.toml: profile 'prod'" or a client.properties file: what to fix
+    # the command line (it may carry a token: kept out of reprs), "SERVICE/USERNAME", or who
+    # the secret is for (prompt)
+    ref: str = dataclasses.field(repr=False)
+    where: str = ""  # "config.toml: profile 'prod'" or a client.properties file: what to fix
 
     @property
     def key(self) -> str:
