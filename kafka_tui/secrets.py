@@ -96,12 +96,13 @@ def profile_sources(body: Mapping[str, Any], at: str) -> tuple[SecretSource, ...
     return tuple(found)
 
 
-def pending(connection: ConnectionSettings, sources: Iterable[SecretSource], where: str) -> bool:
-    """True when connecting needs a source read or a question asked first."""
+def pending(
+    connection: ConnectionSettings, sources: Iterable[SecretSource], where: str
+) -> bool:
+    """True when connecting needs secrets filled first: a source to read, or a needed one
+    none gives (asked, or taken from this process's answers)."""
     sources = tuple(sources)
-    return bool(
-        _unread(connection, sources) or questions(answered(connection, where), where, sources)
-    )
+    return bool(_unread(connection, sources) or questions(connection, where, sources))
 
 
 def read_sources(
