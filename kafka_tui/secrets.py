@@ -96,9 +96,7 @@ def profile_sources(body: Mapping[str, Any], at: str) -> tuple[SecretSource, ...
     return tuple(found)
 
 
-def pending(
-    connection: ConnectionSettings, sources: Iterable[SecretSource], where: str
-) -> bool:
+def pending(connection: ConnectionSettings, sources: Iterable[SecretSource], where: str) -> bool:
     """True when connecting needs secrets filled first: a source to read, or a needed one
     none gives (asked, or taken from this process's answers)."""
     sources = tuple(sources)

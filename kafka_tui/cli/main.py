@@ -196,6 +196,8 @@ def _run_tui(args: argparse.Namespace, settings: Settings, profile: Profile | No
         profile = _resolve(args, settings)
     app = make_app(settings, profile)
     app.run()
+    if app.exit_note:
+        print(f"kafka-tui: {app.exit_note}", file=sys.stderr)
     return app.return_code or 0
 
 

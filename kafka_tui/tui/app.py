@@ -49,6 +49,8 @@ class KafkaTuiApp(App[None]):
         self.store_factory: StoreFactory = store_factory or default_placeholder_store
         self.profile: Profile | None = None
         self.admin: AdminPort | None = None
+        # Why the app ended before connecting (a secret not given): the CLI prints it.
+        self.exit_note: str | None = None
 
     def on_mount(self) -> None:
         if self.settings.key_bindings:
