@@ -161,9 +161,9 @@ def parse_jaas(text: str, where: str) -> tuple[str, dict[str, str]]:
         value = re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else option[3]
         options[option[1]] = value
         position = option.end()
-    for needed in ("username", "password"):
-        if needed not in options:
-            raise PropertiesError(f"{where} has no {needed}=")
+    # password= may be left out: the profile's source gives it, or kafka-tui asks (secrets.py)
+    if "username" not in options:
+        raise PropertiesError(f"{where} has no username=")
     return kind, options
 
 
@@ -242,8 +242,9 @@ def client_properties(entries: dict[str, tuple[int, str]], where: str) -> Client
         overrides |= {
             "sasl_mechanism": chosen,
             "sasl_username": options["username"],
-            "sasl_password": options["password"],
         }
+        if "password" in options:
+            overrides["sasl_password"] = options["password"]
     elif (protocol or "").startswith("SASL"):
         raise PropertiesError(
             f"{where}: security.protocol={protocol} needs sasl.jaas.config with a username and "

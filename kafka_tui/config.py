@@ -1,4 +1,4 @@
-"""Cluster profiles from a TOML file, validated strictly; secrets come from environment variables.
+"""Cluster profiles from a TOML file, validated strictly; secrets never sit in it (secrets.py).
 
 A bad file is a ConfigError whose message names the file, the profile and the key, so the
 CLI can print one line and exit 2. Secret values are never stored in the file, never logged.
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, get_args
 from .admin.model import DEFAULT_TIMEOUT_MS, ConnectionSettings, SaslMechanism, SecurityProtocol
 from .admin.validation import topic_name_problem
 from .paths import user_path
+from .secrets import Asker, SecretError, SecretSource, profile_sources, resolve, source_keys
 
 if TYPE_CHECKING:
     from .client_properties import ClientProperties
@@ -43,6 +44,14 @@ class Profile:
     # Seconds a load kafka-tui counted may serve a later create or grow (0: every one reads
     # the cluster; see services/recent_load.py); the command line's own value overrides it.
     load_max_age: float = 0.0
+    # Secrets read only when this profile connects (secrets.py): its command and keyring
+    # sources, and where a missing one is named ("config.toml: profile 'prod'").
+    secrets: tuple[SecretSource, ...] = ()
+    secrets_at: str = ""
+
+    @property
+    def secrets_where(self) -> str:
+        return self.secrets_at or f"profile '{self.name}'"
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,8 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "spark": dict,
     "load_max_age": (int, float),
 }
+# Each secret `<name>_env` may instead be `<name>_command` or `<name>_keyring` (secrets.py).
+_PROFILE_KEYS |= source_keys(list(_PROFILE_KEYS))
 # The placer's MODES (planning/placement.py), which config does not import (a test pins them).
 UNDER_REPLICATED_MODES = ("disabled", "enabled", "enabled_prefer_observed")
 _TOP_KEYS = {"default_profile", "profiles", "keys"}
@@ -187,6 +198,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
     timeout = body.get("request_timeout_ms", DEFAULT_TIMEOUT_MS)
     if timeout <= 0:
         raise ConfigError(f"{at}: request_timeout_ms must be positive")
+    sources = _sources(body, at)  # before the environment is read: two sources is the mistake
     connection = ConnectionSettings(
         bootstrap_servers=servers,
         client_id=body.get("client_id", "kafka-tui"),
@@ -230,6 +242,8 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         audit_log=str(_expanded(body, "audit_log", at)) if "audit_log" in body else None,
         spark=_spark_settings(body.get("spark", {}), at),
         load_max_age=load_max_age,
+        secrets=sources,
+        secrets_at=at,
     )
     if "command_config" in body:
         profile = with_command_config(profile, Path(body["command_config"]), at)
@@ -285,7 +299,29 @@ def with_properties(profile: Profile, properties: ClientProperties) -> Profile:
             f"{properties.source}: security.protocol={connection.security_protocol} needs "
             "sasl.jaas.config with a username and password"
         )
-    return replace(profile, connection=connection, ignored_properties=properties.ignored)
+    profile = replace(profile, connection=connection, ignored_properties=properties.ignored)
+    if "sasl_username" in properties.overrides and "sasl_password" not in properties.overrides:
+        # the file's login has no password=: the profile's source gives it, or it is asked
+        where = f"{properties.source} (sasl.jaas.config has no password=)"
+        return replace(profile, secrets_at=where)
+    return profile
+
+
+def with_secrets(profile: Profile, ask: Asker | None) -> Profile:
+    """`profile` with every secret it needs to connect: from its command and keyring sources
+    (read now, once per process), else from `ask` (None, off a terminal: a ConfigError)."""
+    try:
+        connection = resolve(profile.connection, profile.secrets, profile.secrets_where, ask)
+    except SecretError as exc:
+        raise ConfigError(str(exc)) from None
+    return replace(profile, connection=connection, secrets=())
+
+
+def _sources(body: dict[str, Any], at: str) -> tuple[SecretSource, ...]:
+    try:
+        return profile_sources(body, at)
+    except SecretError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _secret(body: dict[str, Any], key: str, at: str) -> str | None:

@@ -24,8 +24,10 @@ from ..config import (
     load_settings,
     read_command_config,
     with_properties,
+    with_secrets,
 )
 from ..fields import FieldError
+from ..secrets import terminal_asker
 from ..services import parsing
 from .profiles import resolve_profile
 from .words import field_error_text
@@ -194,6 +196,8 @@ def _run_tui(args: argparse.Namespace, settings: Settings, profile: Profile | No
         profile = _resolve(args, settings)
     app = make_app(settings, profile)
     app.run()
+    if app.exit_note:
+        print(f"kafka-tui: {app.exit_note}", file=sys.stderr)
     return app.return_code or 0
 
 
@@ -247,7 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from . import topics
 
             topics.check_flags(args)
-        profile = _resolve(args, settings)
+        # a secret no source gives is asked on the terminal (hidden), off one an error (exit 2)
+        profile = with_secrets(_resolve(args, settings), terminal_asker())
         audit.configure(path=profile.audit_log, profile=profile.name)
         return asyncio.run(_run_admin(args, profile))
     except (ConfigError, parsing.UsageError) as exc:

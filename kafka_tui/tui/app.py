@@ -13,6 +13,7 @@ from textual.worker import Worker
 from ..admin import KafkaAdmin, audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile, Settings
+from ..secrets import pending
 from ..services.ports import AdminPort
 from . import notices
 from .notices import Told
@@ -50,6 +51,8 @@ class KafkaTuiApp(App[None]):
         self.store_factory: StoreFactory = store_factory or default_placeholder_store
         self.profile: Profile | None = None
         self.admin: AdminPort | None = None
+        # Why the app ended before connecting (a secret not given): the CLI prints it.
+        self.exit_note: str | None = None
 
     def on_mount(self) -> None:
         if self.settings.key_bindings:
@@ -63,6 +66,10 @@ class KafkaTuiApp(App[None]):
 
     def open_profile(self, profile: Profile) -> None:
         """Show `profile`'s cluster as the home screen (replacing another profile's)."""
+        if pending(profile.connection, profile.secrets, profile.secrets_where):
+            # its secrets first: read from their commands / keyring, or asked (screens/secret.py)
+            self.run_worker(self._unlock(profile), group="secrets", exclusive=True)
+            return
         old = self.admin
         self.profile = profile
         audit.configure(
@@ -77,6 +84,13 @@ class KafkaTuiApp(App[None]):
         while len(self.screen_stack) > 1:
             self.pop_screen()
         self.push_screen(MetadataScreen(profile, self.admin, self.refresh_seconds))
+
+    async def _unlock(self, profile: Profile) -> None:
+        from .screens.secret import unlock
+
+        ready = await unlock(self, profile)
+        if ready is not None:
+            self.open_profile(ready)
 
     def action_switch_profile(self) -> None:
         self.push_screen(

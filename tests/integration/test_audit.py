@@ -173,6 +173,9 @@ def test_secrets_never_reach_the_log_or_the_output(
     secret = f"s3cret-{uuid.uuid4().hex}"
     profile_log = tmp_path / "profile" / "audit.jsonl"
     config = tmp_path / "config.toml"
+    # secrets from commands: one prints it, one fails with it on its stderr
+    echo = f"{sys.executable} -c 'import os; print(os.environ[\"AUDIT_TEST_SECRET\"])'"
+    leak = f"{sys.executable} -c 'import os, sys; sys.exit(os.environ[\"AUDIT_TEST_SECRET\"])'"
     # "plain" carries SASL settings it does not use, so its changes reach the log.
     config.write_text(
         textwrap.dedent(
@@ -191,6 +194,21 @@ def test_secrets_never_reach_the_log_or_the_output(
             sasl_password_env = "AUDIT_TEST_SECRET"
             request_timeout_ms = 5000
             audit_log = "{profile_log}"
+
+            [profiles.command]
+            bootstrap_servers = "{cluster.bootstrap_servers}"
+            security_protocol = "SASL_PLAINTEXT"
+            sasl_mechanism = "SCRAM-SHA-512"
+            sasl_username = "alice"
+            sasl_password_command = {json.dumps(echo)}
+            request_timeout_ms = 5000
+            audit_log = "{profile_log}"
+
+            [profiles.leaky]
+            bootstrap_servers = "{cluster.bootstrap_servers}"
+            sasl_username = "alice"
+            sasl_password_command = {json.dumps(leak)}
+            audit_log = "{profile_log}"
             """
         )
     )
@@ -205,6 +223,13 @@ def test_secrets_never_reach_the_log_or_the_output(
     assert refused.returncode == 2 and refused.stderr.startswith("kafka-tui: ")
     gone = run_process(*common, "--profile", "plain", "topics", "delete", name, "--yes", env=env)
     assert gone.returncode == 0, gone.stderr
+    # the password from a command: refused the same way (-v: the Kafka client's log too); a
+    # command that fails with the secret on its stderr: said by exit code, never by output
+    by_command = run_process("-v", *common, "--profile", "command", "topics", "create", name,
+                             env=env)  # fmt: skip
+    assert by_command.returncode == 2 and "Cannot connect" in by_command.stderr
+    leaked = run_process("-v", *common, "--profile", "leaky", "topics", "create", name, env=env)
+    assert leaked.returncode == 2 and "failed with exit code 1" in leaked.stderr
 
     # The profile's audit_log holds the changes made (a refused connection changed nothing).
     logged = entries(profile_log)
@@ -213,7 +238,8 @@ def test_secrets_never_reach_the_log_or_the_output(
         ("plain", "topics delete", [name]),
     ]
     assert "alice" not in profile_log.read_text()
-    for text in (profile_log.read_text(), *(p.stdout + p.stderr for p in (made, refused, gone))):
+    runs = (made, refused, gone, by_command, leaked)
+    for text in (profile_log.read_text(), *(p.stdout + p.stderr for p in runs)):
         assert secret not in text
 
     # $KAFKA_TUI_AUDIT_LOG wins over the profile's audit_log.
