@@ -13,7 +13,6 @@ import socket
 import ssl
 from typing import Any
 
-from aiokafka.conn import create_conn
 from aiokafka.errors import (
     AuthenticationFailedError,
     IllegalSaslStateError,
@@ -23,6 +22,7 @@ from aiokafka.errors import (
     UnsupportedSaslMechanismError,
 )
 
+from .kerberos import KerberosFailure, open_connection
 from .model import ConnectionSettings
 
 _HOSTNAME_MISMATCH = (62, 64)  # X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH
@@ -52,7 +52,7 @@ async def why_not(s: ConnectionSettings, security: dict[str, Any], failure: Base
     for host, port in _servers(s.bootstrap_servers)[:3]:
         try:
             conn = await asyncio.wait_for(
-                create_conn(
+                open_connection(
                     host,
                     port,
                     client_id=s.client_id,
@@ -76,6 +76,8 @@ _CHECK = "Check the address, that the brokers are up, and the security settings.
 
 def explain(s: ConnectionSettings, host: str, port: int, exc: BaseException) -> str:
     at = f"{host}:{port}"
+    if isinstance(exc, KerberosFailure):
+        return str(exc)
     if isinstance(exc, ssl.SSLCertVerificationError):
         if exc.verify_code in _HOSTNAME_MISMATCH:
             return (

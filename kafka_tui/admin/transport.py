@@ -20,11 +20,12 @@ import time
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from aiokafka.conn import AIOKafkaConnection, create_conn
+from aiokafka.conn import AIOKafkaConnection
 from aiokafka.errors import KafkaConnectionError, KafkaError, NodeNotReadyError
 from aiokafka.protocol.admin import ApiVersionRequest
 
 from . import protocol, routing
+from .kerberos import open_connection
 
 # aiokafka's client closes a connection idle this long (brokers close theirs after 10 min).
 MAX_IDLE_MS = 540_000
@@ -113,7 +114,7 @@ class Link:
             if self._conn is not None and self._conn.connected():
                 return self._conn
             self.close()
-            self._conn = await create_conn(self.host, self.port, **self._options)
+            self._conn = await open_connection(self.host, self.port, **self._options)
             return self._conn
 
     async def api_versions(self) -> dict[int, tuple[int, int]]:
@@ -172,7 +173,7 @@ class Transport:
         failures: list[str] = []
         for host, port in bootstrap_addresses(self.bootstrap_servers):
             try:
-                conn = await create_conn(host, port, **self._options)
+                conn = await open_connection(host, port, **self._options)
             except (OSError, KafkaError, TimeoutError) as exc:
                 failures.append(f"{host}:{port}: {str(exc) or type(exc).__name__}")
                 continue
