@@ -22,7 +22,8 @@ from aiokafka.errors import (
     UnsupportedSaslMechanismError,
 )
 
-from .kerberos import KerberosFailure, open_connection
+from .kerberos import KerberosFailure
+from .kerberos import open_connection as create_conn
 from .model import ConnectionSettings
 
 _HOSTNAME_MISMATCH = (62, 64)  # X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH
@@ -52,7 +53,7 @@ async def why_not(s: ConnectionSettings, security: dict[str, Any], failure: Base
     for host, port in _servers(s.bootstrap_servers)[:3]:
         try:
             conn = await asyncio.wait_for(
-                open_connection(
+                create_conn(
                     host,
                     port,
                     client_id=s.client_id,

@@ -25,7 +25,9 @@ from aiokafka.errors import KafkaConnectionError, KafkaError, NodeNotReadyError
 from aiokafka.protocol.admin import ApiVersionRequest
 
 from . import protocol, routing
-from .kerberos import open_connection
+
+# aiokafka's create_conn, with kafka-tui's own GSSAPI login where the settings ask for it.
+from .kerberos import open_connection as create_conn
 
 # aiokafka's client closes a connection idle this long (brokers close theirs after 10 min).
 MAX_IDLE_MS = 540_000
@@ -114,7 +116,7 @@ class Link:
             if self._conn is not None and self._conn.connected():
                 return self._conn
             self.close()
-            self._conn = await open_connection(self.host, self.port, **self._options)
+            self._conn = await create_conn(self.host, self.port, **self._options)
             return self._conn
 
     async def api_versions(self) -> dict[int, tuple[int, int]]:
@@ -173,7 +175,7 @@ class Transport:
         failures: list[str] = []
         for host, port in bootstrap_addresses(self.bootstrap_servers):
             try:
-                conn = await open_connection(host, port, **self._options)
+                conn = await create_conn(host, port, **self._options)
             except (OSError, KafkaError, TimeoutError) as exc:
                 failures.append(f"{host}:{port}: {str(exc) or type(exc).__name__}")
                 continue
