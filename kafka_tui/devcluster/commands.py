@@ -303,7 +303,7 @@ def run(args: argparse.Namespace, output: str) -> int:
             case "password":
                 state = cluster.load()
                 if state is None or state.security is None:
-                    where = "no" if state is None else "a plaintext"
+                    where = "no" if state is None else f"a {state.security_name}"
                     raise ClusterError(
                         f"{where} dev cluster in {cluster.root}; passwords exist "
                         "only on `up --security sasl_ssl` clusters"
