@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from aiokafka.conn import AIOKafkaConnection, create_conn
-from aiokafka.errors import AuthenticationFailedError, SaslAuthenticationFailed
+from aiokafka.errors import AuthenticationFailedError
 from aiokafka.protocol.admin import SaslAuthenticateRequest, SaslHandShakeRequest
 
 from .model import ConnectionSettings
@@ -271,7 +271,11 @@ async def authenticate(conn: AIOKafkaConnection, host: str, login: KerberosLogin
 async def _exchange(conn: AIOKafkaConnection, token: bytes) -> bytes:
     answer = await conn.send(SaslAuthenticateRequest(token))
     if answer.error_code != 0:
-        raise SaslAuthenticationFailed(answer.error_message)
+        # The broker could not accept the ticket (e.g. its keytab no longer matches the KDC).
+        raise KerberosFailure(
+            f"the broker at {conn.host}:{conn.port} refused the Kerberos login: "
+            f"{answer.error_message or 'no reason given'}"
+        )
     return bytes(answer.sasl_auth_bytes or b"")
 
 

@@ -299,3 +299,15 @@ async def test_expired_ticket_says_kinit_again(
     )
     message = await _refusal(settings)
     assert f"the Kerberos ticket in ticket cache {ccache} has expired: run kinit again" in message
+
+
+async def test_zz_broker_keytab_out_of_date_is_the_brokers_refusal(
+    secured_kerberos_cluster: KerberosCluster,
+) -> None:
+    """The service principal's key changed at the KDC since the brokers read their keytab:
+    the client gets a ticket the broker cannot read, and the broker refuses the login.
+    (Last in the module: the cluster takes no Kerberos login after it.)"""
+    c = secured_kerberos_cluster
+    kdc.kadmin(kdc.kdc_files(c.dev.root), f"cpw -randkey {kdc.service_principal()}")
+    message = await _refusal(c.settings())
+    assert "the broker at localhost:" in message and "refused the Kerberos login" in message
