@@ -17,6 +17,7 @@ is one sentence naming the setting to fix.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import struct
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from aiokafka.errors import AuthenticationFailedError
 from aiokafka.protocol.admin import SaslAuthenticateRequest, SaslHandShakeRequest
 
 from .model import ConnectionSettings
+
+log = logging.getLogger(__name__)
 
 # The settings, as a profile and as client.properties name them.
 PRINCIPAL = "sasl_kerberos_principal / principal= in sasl.jaas.config"
@@ -266,6 +269,7 @@ async def authenticate(conn: AIOKafkaConnection, host: str, login: KerberosLogin
     if not offer or not offer[0] & _NO_SECURITY_LAYER:
         raise KerberosFailure(f"{host}:{conn.port} offers no GSSAPI login without a security layer")
     await _exchange(conn, context.wrap(choice + str(creds.name).encode(), False).message)
+    log.info("Kerberos login of %s to %s (%s)", creds.name, service, login.where())
 
 
 async def _exchange(conn: AIOKafkaConnection, token: bytes) -> bytes:

@@ -209,8 +209,12 @@ def test_viewer_reads_but_cannot_create(
 ) -> None:
     c = secured_kerberos_cluster
     config = str(properties(tmp_path, c, keytab_jaas(c, "viewer")))
-    listed = kafka_tui(c, "--command-config", config, "topics", "list")
+    listed = kafka_tui(c, "--command-config", config, "-v", "topics", "list")
     assert listed.returncode == 0, listed.stderr
+    keytab = c.keytab("viewer")
+    assert f"Kerberos login of viewer@KAFKA.TEST to kafka@localhost (keytab {keytab})" in (
+        listed.stderr
+    )
     refused = kafka_tui(c, "--command-config", config, "topics", "create", topic_name("v"),
                         "--partitions", "1")  # fmt: skip
     assert refused.returncode == 1, refused.stderr
