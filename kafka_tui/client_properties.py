@@ -122,6 +122,7 @@ def _unescape(text: str, where: str, number: int) -> str:
 _LOGIN_MODULES = {
     "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
     "org.apache.kafka.common.security.plain.PlainLoginModule": "PLAIN",
+    "com.sun.security.auth.module.Krb5LoginModule": "GSSAPI",
 }
 _JAAS = re.compile(
     r"\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)"
@@ -146,7 +147,8 @@ def parse_jaas(text: str, where: str) -> tuple[str, dict[str, str]]:
         named = f"the login module {module}" if module.endswith("LoginModule") else "a login module"
         raise PropertiesError(
             f"{where} names {named} that kafka-tui does not support; it supports "
-            "ScramLoginModule and PlainLoginModule (SASL/SCRAM and SASL/PLAIN)"
+            "ScramLoginModule, PlainLoginModule and Krb5LoginModule (SASL/SCRAM, SASL/PLAIN "
+            "and SASL/GSSAPI)"
         )
     options: dict[str, str] = {}
     rest = match["options"]
@@ -162,9 +164,42 @@ def parse_jaas(text: str, where: str) -> tuple[str, dict[str, str]]:
         options[option[1]] = value
         position = option.end()
     # password= may be left out: the profile's source gives it, or kafka-tui asks (secrets.py)
-    if "username" not in options:
+    if kind != "GSSAPI" and "username" not in options:
         raise PropertiesError(f"{where} has no username=")
     return kind, options
+
+
+def _kerberos(options: dict[str, str], where: str) -> dict[str, Any]:
+    """Krb5LoginModule's options as Kafka's Java client takes them: a keytab
+    (useKeyTab=true keyTab="..." principal="...") or a ticket cache (useTicketCache=true,
+    ticketCache="..." or the default one); serviceName= names the brokers' service."""
+
+    def flag(name: str) -> bool:
+        value = options.get(name, "false").lower()
+        if value not in ("true", "false"):
+            raise PropertiesError(f"{where}: {name}= must be true or false")
+        return value == "true"
+
+    settings: dict[str, Any] = {}
+    if flag("useKeyTab"):
+        keytab = options.get("keyTab")
+        if not keytab:
+            raise PropertiesError(f'{where}: useKeyTab=true needs keyTab="/path/to/file.keytab"')
+        if not Path(keytab).expanduser().is_file():
+            raise PropertiesError(f"{where}: keyTab= file {keytab} does not exist")
+        settings["sasl_kerberos_keytab"] = str(Path(keytab).expanduser())
+    elif flag("useTicketCache"):
+        settings["sasl_kerberos_ccache"] = options.get("ticketCache")
+    else:
+        raise PropertiesError(
+            f'{where}: Krb5LoginModule needs useKeyTab=true with keyTab="..." and principal="...", '
+            "or useTicketCache=true (a ticket from kinit)"
+        )
+    if "principal" in options:
+        settings["sasl_kerberos_principal"] = options["principal"]
+    if "serviceName" in options:
+        settings["sasl_kerberos_service_name"] = options["serviceName"]
+    return settings
 
 
 # -- the file ----------------------------------------------------------------------------------
@@ -173,6 +208,7 @@ _HANDLED = {
     "security.protocol",
     "sasl.mechanism",
     "sasl.jaas.config",
+    "sasl.kerberos.service.name",
     "ssl.truststore.location",
     "ssl.truststore.type",
     "ssl.truststore.password",
@@ -227,29 +263,33 @@ def client_properties(entries: dict[str, tuple[int, str]], where: str) -> Client
     if protocol is not None:
         overrides["security_protocol"] = protocol
     mechanism = choice(
-        "sasl.mechanism", get_args(SaslMechanism), " (kafka-tui speaks SASL/PLAIN and SASL/SCRAM)"
+        "sasl.mechanism",
+        get_args(SaslMechanism),
+        " (kafka-tui speaks SASL/PLAIN, SASL/SCRAM and SASL/GSSAPI)",
     )
     if mechanism is not None:
         overrides["sasl_mechanism"] = mechanism
     if "sasl.jaas.config" in values:
         kind, options = parse_jaas(values["sasl.jaas.config"], at("sasl.jaas.config"))
-        chosen = mechanism or ("PLAIN" if kind == "PLAIN" else None)
+        chosen = mechanism or (kind if kind in ("PLAIN", "GSSAPI") else None)
         if chosen is None or not chosen.startswith(kind):
             raise PropertiesError(
                 f"{at('sasl.jaas.config')}: the {kind} login module does not match "
                 f"sasl.mechanism={mechanism or 'GSSAPI (Kafka default)'}; set sasl.mechanism"
             )
-        overrides |= {
-            "sasl_mechanism": chosen,
-            "sasl_username": options["username"],
-        }
-        if "password" in options:
-            overrides["sasl_password"] = options["password"]
-    elif (protocol or "").startswith("SASL"):
+        if kind == "GSSAPI":
+            overrides |= {"sasl_mechanism": chosen, **_kerberos(options, at("sasl.jaas.config"))}
+        else:
+            overrides |= {"sasl_mechanism": chosen, "sasl_username": options["username"]}
+            if "password" in options:
+                overrides["sasl_password"] = options["password"]
+    elif (protocol or "").startswith("SASL") and mechanism != "GSSAPI":
         raise PropertiesError(
             f"{where}: security.protocol={protocol} needs sasl.jaas.config with a username and "
             "password"
         )
+    if "sasl.kerberos.service.name" in values:
+        overrides["sasl_kerberos_service_name"] = values["sasl.kerberos.service.name"].strip()
     try:
         overrides |= client_stores.tls_settings(values, at)
     except client_stores.StoreError as exc:

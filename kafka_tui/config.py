@@ -75,6 +75,11 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "ssl_keyfile": str,
     "ssl_password_env": str,
     "ssl_check_hostname": bool,
+    "sasl_kerberos_service_name": str,
+    "sasl_kerberos_principal": str,
+    "sasl_kerberos_keytab": str,
+    "sasl_kerberos_ccache": str,
+    "krb5_config": str,
     "zookeeper_connect": str,
     "read_only": bool,
     "under_replicated": str,
@@ -191,6 +196,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         raise ConfigError(f"{at}: sasl_mechanism must be one of {list(get_args(SaslMechanism))}")
     if (
         protocol.startswith("SASL")
+        and mechanism != "GSSAPI"
         and not body.get("sasl_username")
         and not body.get("command_config")
     ):
@@ -212,6 +218,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         ssl_keyfile=_existing_file(body, "ssl_keyfile", at),
         ssl_password=_secret(body, "ssl_password_env", at),
         ssl_check_hostname=body.get("ssl_check_hostname", True),
+        **_kerberos_settings(body, at),
     )
     mode = body.get("under_replicated", "disabled")
     if mode not in UNDER_REPLICATED_MODES:
@@ -294,7 +301,11 @@ def read_command_config(path: Path, at: str = "") -> ClientProperties:
 
 def with_properties(profile: Profile, properties: ClientProperties) -> Profile:
     connection = properties.apply(profile.connection)
-    if connection.security_protocol.startswith("SASL") and not connection.sasl_username:
+    if (
+        connection.security_protocol.startswith("SASL")
+        and connection.sasl_mechanism != "GSSAPI"
+        and not connection.sasl_username
+    ):
         raise ConfigError(
             f"{properties.source}: security.protocol={connection.security_protocol} needs "
             "sasl.jaas.config with a username and password"
@@ -322,6 +333,21 @@ def _sources(body: dict[str, Any], at: str) -> tuple[SecretSource, ...]:
         return profile_sources(body, at)
     except SecretError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def _kerberos_settings(body: dict[str, Any], at: str) -> dict[str, Any]:
+    """A profile's Kerberos keys (sasl_mechanism = "GSSAPI"); files must exist."""
+    settings: dict[str, Any] = {
+        key: body[key]
+        for key in ("sasl_kerberos_service_name", "sasl_kerberos_principal", "sasl_kerberos_ccache")
+        if key in body
+    }
+    for key in ("sasl_kerberos_keytab", "krb5_config"):
+        if key in body:
+            settings[key] = _existing_file(body, key, at)
+    if settings and body.get("sasl_mechanism") != "GSSAPI":
+        raise ConfigError(f'{at}: {sorted(settings)[0]} needs sasl_mechanism = "GSSAPI"')
+    return settings
 
 
 def _secret(body: dict[str, Any], key: str, at: str) -> str | None:

@@ -28,7 +28,7 @@ from aiokafka.errors import (
 )
 from aiokafka.helpers import create_ssl_context
 
-from . import diagnose, protocol, routing
+from . import diagnose, kerberos, protocol, routing
 from .config_rules import Release, release_numbers
 from .errors import AdminError, ConnectionFailed
 from .journal import ChangeJournal, Expectation
@@ -83,6 +83,10 @@ def security_kwargs(s: ConnectionSettings) -> dict[str, Any]:
             "sasl_plain_username": s.sasl_username,
             "sasl_plain_password": s.sasl_password,
         }
+    if s.sasl_mechanism == "GSSAPI":
+        # aiokafka's own GSSAPI (its producers and consumers): the default credentials;
+        # kafka-tui's connections log in with the profile's (kerberos.login_options).
+        kwargs["sasl_kerberos_service_name"] = s.sasl_kerberos_service_name
     return kwargs
 
 
@@ -143,7 +147,7 @@ class AdminConnection:
     async def connect(self) -> None:
         s = self.settings
         try:
-            security = security_kwargs(s)
+            security = security_kwargs(s) | kerberos.login_options(s)
         except (ssl.SSLError, OSError, ValueError) as exc:
             raise ConnectionFailed(diagnose.unusable_tls_settings(s, exc)) from None
         client = Transport(

@@ -13,7 +13,6 @@ import socket
 import ssl
 from typing import Any
 
-from aiokafka.conn import create_conn
 from aiokafka.errors import (
     AuthenticationFailedError,
     IllegalSaslStateError,
@@ -23,6 +22,8 @@ from aiokafka.errors import (
     UnsupportedSaslMechanismError,
 )
 
+from .kerberos import KerberosFailure
+from .kerberos import open_connection as create_conn
 from .model import ConnectionSettings
 
 _HOSTNAME_MISMATCH = (62, 64)  # X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH
@@ -76,6 +77,8 @@ _CHECK = "Check the address, that the brokers are up, and the security settings.
 
 def explain(s: ConnectionSettings, host: str, port: int, exc: BaseException) -> str:
     at = f"{host}:{port}"
+    if isinstance(exc, KerberosFailure):
+        return str(exc)
     if isinstance(exc, ssl.SSLCertVerificationError):
         if exc.verify_code in _HOSTNAME_MISMATCH:
             return (

@@ -14,7 +14,7 @@ from ..fields import Remedy
 DEFAULT_TIMEOUT_MS = 30_000
 
 SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
-SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"]
+SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI"]
 
 
 class Secret(str):
@@ -47,6 +47,13 @@ class ConnectionSettings:
     ssl_cadata: str | None = None
     ssl_cert_pem: str | None = field(default=None, repr=False)
     ssl_key_pem: str | None = field(default=None, repr=False)
+    # SASL/GSSAPI (Kerberos, admin/kerberos.py): the broker's service name, and the client's
+    # principal with its keytab, or a ticket cache (neither: the default ticket cache).
+    sasl_kerberos_service_name: str = "kafka"
+    sasl_kerberos_principal: str | None = None
+    sasl_kerberos_keytab: str | None = None
+    sasl_kerberos_ccache: str | None = None
+    krb5_config: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("sasl_password", "ssl_password", "ssl_key_pem"):

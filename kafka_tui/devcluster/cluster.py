@@ -26,9 +26,10 @@ from typing import Any
 
 from ..admin.model import ConnectionSettings
 from ..paths import user_path
-from . import class_archive, node, probe, props
+from . import class_archive, kerberos, node, probe, props
 from . import security as security_module
 from .jars import KafkaJars, ensure_kafka
+from .kerberos import KerberosSetupError, KerberosState
 from .security import Security, SecurityState
 from .versions import Mode, Release, VersionError, choose, release
 
@@ -72,9 +73,12 @@ class ClusterState:
     jars_downloaded: bool = False
     timings: dict[str, float] = field(default_factory=dict)
     security: SecurityState | None = None
+    kerberos: KerberosState | None = None
 
     @property
     def security_name(self) -> Security:
+        if self.kerberos:
+            return "sasl_gssapi"
         return "sasl_ssl" if self.security else "plaintext"
 
     @property
@@ -96,6 +100,7 @@ class ClusterState:
             jars_downloaded=data.get("jars_downloaded", False),
             timings=data.get("timings", {}),
             security=SecurityState(**data["security"]) if data.get("security") else None,
+            kerberos=KerberosState(**data["kerberos"]) if data.get("kerberos") else None,
         )
 
 
@@ -203,6 +208,8 @@ class DevCluster:
         if jars.fetch_seconds is not None:
             state.timings["fetch_seconds"] = jars.fetch_seconds
         self._save(state)
+        if state.kerberos is not None:
+            self._start_kdc(state, timeout)
         self._start_quorum(state, jars, timeout)
         if state.mode == "zk" and state.security is not None:
             assert state.zookeeper is not None
@@ -213,7 +220,7 @@ class DevCluster:
         self._save(state)
         for b in state.brokers:
             self._wait_broker_serving(state, b, timeout)
-        if state.security is not None:
+        if state.security is not None or state.kerberos is not None:
             self._grant_roles(state, timeout)
         state.timings["up_seconds"] = round(time.monotonic() - started, 2)
         self._save(state)
@@ -228,7 +235,13 @@ class DevCluster:
         secured = SecurityState.generate() if security == "sasl_ssl" else None
         if secured is not None:
             security_module.write_tls_material(self.root)
-        ports = probe.free_ports(count + 1)
+        ports = probe.free_ports(count + 2)
+        kerberized = KerberosState(ports[-1]) if security == "sasl_gssapi" else None
+        if kerberized is not None:
+            try:
+                kerberos.create_kdc(self.root, kerberized)
+            except KerberosSetupError as exc:
+                raise ClusterError(str(exc)) from None
         brokers = [
             NodeState(name=f"broker-{i}", id=i, rack=props.rack_for(i), port=ports[i])
             for i in range(1, count + 1)
@@ -242,6 +255,7 @@ class DevCluster:
                 brokers,
                 controller=quorum,
                 security=secured,
+                kerberos=kerberized,
             )
         return ClusterState(
             mode,
@@ -250,12 +264,27 @@ class DevCluster:
             brokers,
             zookeeper=NodeState("zookeeper", ports[0]),
             security=secured,
+            kerberos=kerberized,
         )
 
+    def _start_kdc(self, state: ClusterState, timeout: float) -> None:
+        assert state.kerberos is not None
+        try:
+            kerberos.start_kdc(self.root, state.kerberos, timeout)
+        except KerberosSetupError as exc:
+            raise ClusterError(str(exc)) from None
+        self._save(state)
+
     def _secured_props(self, state: ClusterState, n: NodeState) -> dict[str, str | int] | None:
+        kraft = state.mode == "kraft"
+        if state.kerberos is not None:
+            if n is state.controller:
+                return kerberos.authorizer_properties(kraft=kraft)
+            return kerberos.broker_properties(
+                state.kerberos, self.root, broker=n.name, port=n.port, kraft=kraft
+            )
         if state.security is None:
             return None
-        kraft = state.mode == "kraft"
         if n is state.controller:
             return security_module.authorizer_properties(kraft=kraft)
         return security_module.broker_properties(
@@ -386,6 +415,7 @@ class DevCluster:
             extra_jvm=[
                 *self._logging_flags(state, b),
                 *class_archive.jvm_flags(jars.classpath, "broker"),
+                *(kerberos.jvm_flags(self.root) if state.kerberos else []),
             ],
         )
 
@@ -421,9 +451,9 @@ class DevCluster:
 
     def _grant_roles(self, state: ClusterState, timeout: float) -> None:
         """Create the roles' ACLs, then wait until every running broker enforces them: each
-        learns of them on its own (KRaft: from the metadata log; ZooKeeper: a change znode)."""
+        learns of them on its own (KRaft: from the metadata log; ZooKeeper: a change znode).
+        A Kerberized cluster is asked on its PLAINTEXT listener (no `auth`)."""
         auth = self._auth(state)
-        assert auth is not None
         running = [b for b in state.brokers if self.running(b)]
         wanted = probe.wanted_acls(security_module.ROLE_ACLS)
         try:
@@ -466,6 +496,8 @@ class DevCluster:
         for quorum in (state.controller, state.zookeeper):
             if quorum is not None:
                 node.stop(quorum.pid, self.root, quorum.name, kill=False, timeout=timeout)
+        if state.kerberos is not None:
+            kerberos.stop_kdc(self.root, state.kerberos)
         shutil.rmtree(self.root, ignore_errors=True)
         return True
 
@@ -559,6 +591,8 @@ class DevCluster:
 
     def bootstrap_servers(self, state: ClusterState | None = None) -> str:
         state = state or self._require()
+        if state.kerberos is not None:
+            return kerberos.bootstrap_servers(state.kerberos, [b.name for b in state.brokers])
         return ",".join(f"127.0.0.1:{b.port}" for b in state.brokers)
 
     def status(self) -> dict[str, Any]:
@@ -578,6 +612,8 @@ class DevCluster:
 
         quorum = state.controller or state.zookeeper
         assert quorum is not None
+        secured = security_module.status_entry(state.security, self.root)
+        secured |= kerberos.status_entry(state.kerberos, self.root)
         return {
             "mode": state.mode,
             "kafka_version": state.version,
@@ -589,12 +625,16 @@ class DevCluster:
             "brokers": [describe(b) for b in state.brokers],
             "jars_downloaded": state.jars_downloaded,
             "timings": state.timings,
-        } | security_module.status_entry(state.security, self.root)
+        } | secured
 
     def connection_settings(self, user: str = security_module.ADMIN) -> ConnectionSettings:
         """How kafka-tui's admin client reaches this cluster (as `user` when it is secured)."""
         state = self._require()
         servers = self.bootstrap_servers(state)
+        if state.kerberos is not None:
+            if user not in security_module.USERS:
+                raise ClusterError(f"no user {user!r} on this cluster")
+            return kerberos.connection_settings(state.kerberos, self.root, servers, user)
         if state.security is None:
             return ConnectionSettings(servers)
         if user not in state.security.users:

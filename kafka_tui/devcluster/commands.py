@@ -12,6 +12,7 @@ from typing import Any
 
 from .cluster import ClusterError, DevCluster, write_class_archives
 from .jars import JarFetchError, ensure_kafka
+from .kerberos import profile_entries as kerberos_profile_entries
 from .security import ADMIN, SECURITIES, USERS
 from .spark import SparkClusterError, SparkDevCluster
 from .versions import (
@@ -68,7 +69,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default="plaintext",
         help="sasl_ssl: TLS from the cluster's own CA, SCRAM-SHA-512 users admin, viewer and "
         f"creator with ACLs; Kafka {_minor(UNENCRYPTED_PEM_KEYS)}+ in ZooKeeper mode, "
-        f"{_minor(KRAFT_SCRAM_BOOTSTRAP)}+ in KRaft (default: plaintext, no authorization)",
+        f"{_minor(KRAFT_SCRAM_BOOTSTRAP)}+ in KRaft; sasl_gssapi: Kerberos from a KDC of the "
+        "cluster's own (realm KAFKA.TEST, keytabs for the same users) "
+        "(default: plaintext, no authorization)",
     )
     fetch = actions.add_parser("fetch", help="fetch the Kafka jars into the cache (once)")
     fetch.add_argument(
@@ -208,6 +211,12 @@ def _print_status(status: dict[str, Any], as_json: bool) -> None:
         rss = f"{b['rss_bytes'] / 2**20:.0f} MiB" if b["rss_bytes"] else "-"
         state = "running" if b["running"] else "STOPPED"
         print(f"  broker {b['id']}  {b['rack']}  127.0.0.1:{b['port']}  {state:8} {rss}")
+    if kerberos := status.get("kerberos"):
+        print(
+            f"security: {kerberos['protocol']} GSSAPI, realm {kerberos['realm']}, KDC "
+            f"{kerberos['kdc']}, krb5.conf {kerberos['krb5_conf']}, keytabs of "
+            f"{', '.join(kerberos['users'])} (`dev-cluster profile NAME --user USER`)"
+        )
     if security := status.get("security"):
         print(
             f"security: {security['protocol']} {security['mechanism']}, CA {security['ca_file']}, "
@@ -245,6 +254,8 @@ def profile_toml(name: str, status: dict[str, Any], user: str | None, password_c
             "sasl_password_env": variable,
             "ssl_cafile": security["ca_file"],
         }
+    if kerberos := status.get("kerberos"):
+        entries |= kerberos_profile_entries(kerberos, user)
     if status.get("zookeeper"):
         entries["zookeeper_connect"] = status["zookeeper"]
     lines.append(f"[profiles.{key}]")
@@ -302,13 +313,13 @@ def run(args: argparse.Namespace, output: str) -> int:
                 _print_status(cluster.status(), as_json)
             case "profile":
                 status = cluster.status()
-                if args.user is not None and "security" not in status:
+                if args.user is not None and not {"security", "kerberos"} & set(status):
                     raise ClusterError("--user needs a secured cluster (up --security sasl_ssl)")
                 print(profile_toml(args.name, status, args.user, _password_command(args)), end="")
             case "password":
                 state = cluster.load()
                 if state is None or state.security is None:
-                    where = "no" if state is None else "a plaintext"
+                    where = "no" if state is None else f"a {state.security_name}"
                     raise ClusterError(
                         f"{where} dev cluster in {cluster.root}; passwords exist "
                         "only on `up --security sasl_ssl` clusters"

@@ -164,7 +164,7 @@ def _acl_tuple(e: AclEntry) -> tuple[int, str, int, str, str, int, int]:
     )
 
 
-async def _on_bootstrap_broker(port: int, auth: ClientAuth, request: Request[Any]) -> Any:
+async def _on_bootstrap_broker(port: int, auth: ClientAuth | None, request: Request[Any]) -> Any:
     """`request`'s answer from the broker on `port` itself; None while it does not list itself."""
     client = _client(port, auth)
     try:
@@ -175,7 +175,7 @@ async def _on_bootstrap_broker(port: int, auth: ClientAuth, request: Request[Any
         await client.close()
 
 
-def create_acls(port: int, auth: ClientAuth, entries: Iterable[AclEntry]) -> None:
+def create_acls(port: int, auth: ClientAuth | None, entries: Iterable[AclEntry]) -> None:
     """Create ACLs through the broker on `port` (creating an existing ACL is no error)."""
     try:
         response = _run(_on_bootstrap_broker(port, auth, _CreateAcls(entries)))
@@ -188,7 +188,9 @@ def create_acls(port: int, auth: ClientAuth, entries: Iterable[AclEntry]) -> Non
         raise ProbeError(f"CreateAcls failed: {failed}")
 
 
-def acls_seen_by(port: int, auth: ClientAuth) -> set[tuple[int, str, int, str, str, int, int]]:
+def acls_seen_by(
+    port: int, auth: ClientAuth | None
+) -> set[tuple[int, str, int, str, str, int, int]]:
     """Every ACL the broker on `port` enforces, as CreateAcls tuples; empty if it can't answer."""
     if not port_open(port):
         return set()

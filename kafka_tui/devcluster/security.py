@@ -27,8 +27,8 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from ..admin.model import ConnectionSettings
 
-Security = Literal["plaintext", "sasl_ssl"]
-SECURITIES: tuple[Security, ...] = ("plaintext", "sasl_ssl")
+Security = Literal["plaintext", "sasl_ssl", "sasl_gssapi"]
+SECURITIES: tuple[Security, ...] = ("plaintext", "sasl_ssl", "sasl_gssapi")
 
 PROTOCOL = "SASL_SSL"
 MECHANISM = "SCRAM-SHA-512"

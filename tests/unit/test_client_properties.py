@@ -80,7 +80,7 @@ def test_jaas_scram_and_plain() -> None:
 @pytest.mark.parametrize(
     ("jaas", "says"),
     [
-        ("com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true;", "supports"),
+        ("com.example.auth.OtherLoginModule required user=x;", "supports"),
         (SCRAM.rstrip(";"), "semicolon"),
         (SCRAM.replace('username="alice"', ""), "no username"),
         (SCRAM.replace('username="alice" ', f'username="alice" {SECRET} '), "malformed"),
@@ -124,7 +124,7 @@ def test_a_scram_file_sets_the_connection(tmp_path: Path) -> None:
     [
         ("security.protocol=SASL_TLS\n", "security.protocol must be one of"),
         ("security.protocol=SASL_SSL\n", "needs sasl.jaas.config"),
-        (f"sasl.mechanism=GSSAPI\nsasl.jaas.config={SCRAM}\n", "sasl.mechanism must be"),
+        (f"sasl.mechanism=GSSAPI\nsasl.jaas.config={SCRAM}\n", "does not match sasl.mechanism"),
         (f"sasl.jaas.config={SCRAM}\n", "does not match sasl.mechanism=GSSAPI"),
         ("ssl.truststore.location=/nonexistent/ca.pem\n", "No such file"),
         ("ssl.endpoint.identification.algorithm=ldap\n", "must be https"),
