@@ -94,19 +94,14 @@ async def read_placeholder_state(
     return placeholder_state(snapshot)
 
 
-async def orphaned_throttles(admin: AdminPort) -> str:
-    """A line naming the replication throttles no reassignment in progress needs ("" when
-    none). Advice only: a read it cannot make (an ACL, an old broker) leaves it out."""
+async def orphaned_throttles(admin: AdminPort) -> list[str]:
+    """Where replication throttles sit that no reassignment in progress needs ('broker 2',
+    'topic orders'), sorted; none when none. Advice only: a read it cannot make (an ACL, an
+    old broker) finds none."""
     try:
         report = await list_throttles(admin)
     except Exception:  # the brokers themselves are shown already; this line is a hint
-        return ""
-    where = sorted(
+        return []
+    return sorted(
         {f"broker {t.name}" if t.kind == "broker" else f"topic {t.name}" for t in report.orphaned}
-    )
-    if not where:
-        return ""
-    return (
-        f"Orphaned replication throttles (no reassignment needs them) on {', '.join(where)}: "
-        "`kafka-tui throttles clear --orphaned` removes them."
     )

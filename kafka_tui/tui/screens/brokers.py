@@ -113,7 +113,10 @@ class BrokersScreen(KafkaScreen):
         line.update(text)
         orphaned = await orphaned_throttles(self.admin)
         if orphaned:
-            line.update(f"{text}\n{orphaned}")
+            line.update(
+                f"{text}\nOrphaned replication throttles (no reassignment needs them) on "
+                f"{', '.join(orphaned)}: `kafka-tui throttles clear --orphaned` removes them."
+            )
 
     def action_refresh(self) -> None:
         self.load()
