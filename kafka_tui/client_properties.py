@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from .admin.model import ConnectionSettings, SaslMechanism, SecurityProtocol
+from .oauth_config import MSK_IAM, PROPERTIES_KEYS, OAuthConfigError
 
 
 class PropertiesError(ValueError):
@@ -122,6 +123,8 @@ def _unescape(text: str, where: str, number: int) -> str:
 _LOGIN_MODULES = {
     "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
     "org.apache.kafka.common.security.plain.PlainLoginModule": "PLAIN",
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule": "OAUTHBEARER",
+    "software.amazon.msk.auth.iam.IAMLoginModule": "AWS_MSK_IAM",
 }
 _JAAS = re.compile(
     r"\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)"
@@ -146,7 +149,8 @@ def parse_jaas(text: str, where: str) -> tuple[str, dict[str, str]]:
         named = f"the login module {module}" if module.endswith("LoginModule") else "a login module"
         raise PropertiesError(
             f"{where} names {named} that kafka-tui does not support; it supports "
-            "ScramLoginModule and PlainLoginModule (SASL/SCRAM and SASL/PLAIN)"
+            "ScramLoginModule, PlainLoginModule, OAuthBearerLoginModule and AWS's "
+            "IAMLoginModule"
         )
     options: dict[str, str] = {}
     rest = match["options"]
@@ -161,7 +165,7 @@ def parse_jaas(text: str, where: str) -> tuple[str, dict[str, str]]:
         value = re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else option[3]
         options[option[1]] = value
         position = option.end()
-    for needed in ("username", "password"):
+    for needed in ("username", "password") if kind in ("SCRAM", "PLAIN") else ():
         if needed not in options:
             raise PropertiesError(f"{where} has no {needed}=")
     return kind, options
@@ -187,6 +191,7 @@ _HANDLED = {
     "client.id",
     "request.timeout.ms",
     "bootstrap.servers",
+    *PROPERTIES_KEYS,
 }
 
 
@@ -227,11 +232,30 @@ def client_properties(entries: dict[str, tuple[int, str]], where: str) -> Client
     if protocol is not None:
         overrides["security_protocol"] = protocol
     mechanism = choice(
-        "sasl.mechanism", get_args(SaslMechanism), " (kafka-tui speaks SASL/PLAIN and SASL/SCRAM)"
+        "sasl.mechanism",
+        (*get_args(SaslMechanism), MSK_IAM),
+        " (kafka-tui speaks SASL/PLAIN, SASL/SCRAM, OAUTHBEARER and AWS_MSK_IAM)",
     )
     if mechanism is not None:
-        overrides["sasl_mechanism"] = mechanism
-    if "sasl.jaas.config" in values:
+        overrides["sasl_mechanism"] = "OAUTHBEARER" if mechanism == MSK_IAM else mechanism
+    if mechanism in ("OAUTHBEARER", MSK_IAM):
+        from .oauth_config import from_properties
+
+        kind, options = (
+            parse_jaas(values["sasl.jaas.config"], at("sasl.jaas.config"))
+            if "sasl.jaas.config" in values
+            else (None, {})
+        )
+        if kind not in (None, "OAUTHBEARER", MSK_IAM):
+            raise PropertiesError(
+                f"{at('sasl.jaas.config')}: the {kind} login module does not match "
+                f"sasl.mechanism={mechanism}; use OAuthBearerLoginModule or IAMLoginModule"
+            )
+        try:
+            overrides["sasl_oauth"] = from_properties(values, at, where, kind or mechanism, options)
+        except OAuthConfigError as exc:
+            raise PropertiesError(str(exc)) from None
+    elif "sasl.jaas.config" in values:
         kind, options = parse_jaas(values["sasl.jaas.config"], at("sasl.jaas.config"))
         chosen = mechanism or ("PLAIN" if kind == "PLAIN" else None)
         if chosen is None or not chosen.startswith(kind):
