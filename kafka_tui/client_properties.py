@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from .admin.model import ConnectionSettings, SaslMechanism, SecurityProtocol
+from .oauth_config import MSK_IAM, PROPERTIES_KEYS, OAuthConfigError
 
 
 class PropertiesError(ValueError):
@@ -123,6 +124,8 @@ _LOGIN_MODULES = {
     "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
     "org.apache.kafka.common.security.plain.PlainLoginModule": "PLAIN",
     "com.sun.security.auth.module.Krb5LoginModule": "GSSAPI",
+    "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule": "OAUTHBEARER",
+    "software.amazon.msk.auth.iam.IAMLoginModule": "AWS_MSK_IAM",
 }
 _JAAS = re.compile(
     r"\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)"
@@ -147,8 +150,8 @@ def parse_jaas(text: str, where: str) -> tuple[str, dict[str, str]]:
         named = f"the login module {module}" if module.endswith("LoginModule") else "a login module"
         raise PropertiesError(
             f"{where} names {named} that kafka-tui does not support; it supports "
-            "ScramLoginModule, PlainLoginModule and Krb5LoginModule (SASL/SCRAM, SASL/PLAIN "
-            "and SASL/GSSAPI)"
+            "ScramLoginModule, PlainLoginModule, Krb5LoginModule, OAuthBearerLoginModule and "
+            "AWS's IAMLoginModule"
         )
     options: dict[str, str] = {}
     rest = match["options"]
@@ -164,7 +167,7 @@ def parse_jaas(text: str, where: str) -> tuple[str, dict[str, str]]:
         options[option[1]] = value
         position = option.end()
     # password= may be left out: the profile's source gives it, or kafka-tui asks (secrets.py)
-    if kind != "GSSAPI" and "username" not in options:
+    if kind in ("SCRAM", "PLAIN") and "username" not in options:
         raise PropertiesError(f"{where} has no username=")
     return kind, options
 
@@ -223,6 +226,7 @@ _HANDLED = {
     "client.id",
     "request.timeout.ms",
     "bootstrap.servers",
+    *PROPERTIES_KEYS,
 }
 
 
@@ -264,12 +268,29 @@ def client_properties(entries: dict[str, tuple[int, str]], where: str) -> Client
         overrides["security_protocol"] = protocol
     mechanism = choice(
         "sasl.mechanism",
-        get_args(SaslMechanism),
-        " (kafka-tui speaks SASL/PLAIN, SASL/SCRAM and SASL/GSSAPI)",
+        (*get_args(SaslMechanism), MSK_IAM),
+        " (kafka-tui speaks SASL/PLAIN, SASL/SCRAM, SASL/GSSAPI, OAUTHBEARER and AWS_MSK_IAM)",
     )
     if mechanism is not None:
-        overrides["sasl_mechanism"] = mechanism
-    if "sasl.jaas.config" in values:
+        overrides["sasl_mechanism"] = "OAUTHBEARER" if mechanism == MSK_IAM else mechanism
+    if mechanism in ("OAUTHBEARER", MSK_IAM):
+        from .oauth_config import from_properties
+
+        kind, options = (
+            parse_jaas(values["sasl.jaas.config"], at("sasl.jaas.config"))
+            if "sasl.jaas.config" in values
+            else (None, {})
+        )
+        if kind not in (None, "OAUTHBEARER", MSK_IAM):
+            raise PropertiesError(
+                f"{at('sasl.jaas.config')}: the {kind} login module does not match "
+                f"sasl.mechanism={mechanism}; use OAuthBearerLoginModule or IAMLoginModule"
+            )
+        try:
+            overrides["sasl_oauth"] = from_properties(values, at, where, kind or mechanism, options)
+        except OAuthConfigError as exc:
+            raise PropertiesError(str(exc)) from None
+    elif "sasl.jaas.config" in values:
         kind, options = parse_jaas(values["sasl.jaas.config"], at("sasl.jaas.config"))
         chosen = mechanism or (kind if kind in ("PLAIN", "GSSAPI") else None)
         if chosen is None or not chosen.startswith(kind):

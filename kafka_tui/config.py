@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from .admin.model import DEFAULT_TIMEOUT_MS, ConnectionSettings, SaslMechanism, SecurityProtocol
 from .admin.validation import topic_name_problem
+from .oauth_config import MSK_IAM
+from .oauth_config import PROFILE_KEYS as OAUTH_PROFILE_KEYS
 from .paths import user_path
 from .secrets import Asker, SecretError, SecretSource, profile_sources, resolve, source_keys
 
@@ -89,6 +91,7 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "command_config": str,
     "spark": dict,
     "load_max_age": (int, float),
+    **OAUTH_PROFILE_KEYS,
 }
 # Each secret `<name>_env` may instead be `<name>_command` or `<name>_keyring` (secrets.py).
 _PROFILE_KEYS |= source_keys(list(_PROFILE_KEYS))
@@ -192,10 +195,13 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
             f"{at}: security_protocol must be one of {list(get_args(SecurityProtocol))}"
         )
     mechanism = body.get("sasl_mechanism")
-    if mechanism is not None and mechanism not in get_args(SaslMechanism):
-        raise ConfigError(f"{at}: sasl_mechanism must be one of {list(get_args(SaslMechanism))}")
+    if mechanism is not None and mechanism not in (*get_args(SaslMechanism), MSK_IAM):
+        known = [*get_args(SaslMechanism), MSK_IAM]
+        raise ConfigError(f"{at}: sasl_mechanism must be one of {known}")
+    oauth = _oauth(body, mechanism, protocol, at)
     if (
-        protocol.startswith("SASL")
+        oauth is None
+        and protocol.startswith("SASL")
         and mechanism != "GSSAPI"
         and not body.get("sasl_username")
         and not body.get("command_config")
@@ -210,7 +216,9 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         client_id=body.get("client_id", "kafka-tui"),
         request_timeout_ms=timeout,
         security_protocol=protocol,
-        sasl_mechanism=mechanism or ("PLAIN" if protocol.startswith("SASL") else None),
+        sasl_mechanism="OAUTHBEARER"
+        if oauth is not None
+        else mechanism or ("PLAIN" if protocol.startswith("SASL") else None),
         sasl_username=body.get("sasl_username"),
         sasl_password=_secret(body, "sasl_password_env", at),
         ssl_cafile=_existing_file(body, "ssl_cafile", at),
@@ -219,6 +227,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         ssl_password=_secret(body, "ssl_password_env", at),
         ssl_check_hostname=body.get("ssl_check_hostname", True),
         **_kerberos_settings(body, at),
+        sasl_oauth=oauth,
     )
     mode = body.get("under_replicated", "disabled")
     if mode not in UNDER_REPLICATED_MODES:
@@ -305,6 +314,7 @@ def with_properties(profile: Profile, properties: ClientProperties) -> Profile:
         connection.security_protocol.startswith("SASL")
         and connection.sasl_mechanism != "GSSAPI"
         and not connection.sasl_username
+        and connection.sasl_oauth is None
     ):
         raise ConfigError(
             f"{properties.source}: security.protocol={connection.security_protocol} needs "
@@ -348,6 +358,23 @@ def _kerberos_settings(body: dict[str, Any], at: str) -> dict[str, Any]:
     if settings and body.get("sasl_mechanism") != "GSSAPI":
         raise ConfigError(f'{at}: {sorted(settings)[0]} needs sasl_mechanism = "GSSAPI"')
     return settings
+
+
+def _oauth(body: dict[str, Any], mechanism: str | None, protocol: str, at: str) -> Any:
+    """A profile's OAUTHBEARER / AWS_MSK_IAM settings (oauth_config.py), else None."""
+    from .oauth_config import OAuthConfigError, from_profile
+
+    given = sorted(k for k in OAUTH_PROFILE_KEYS if k in body)
+    if mechanism not in ("OAUTHBEARER", MSK_IAM):
+        if given:
+            raise ConfigError(f"{at}: {given[0]} needs sasl_mechanism = 'OAUTHBEARER'")
+        return None
+    if not protocol.startswith("SASL"):
+        raise ConfigError(f"{at}: sasl_mechanism {mechanism} needs security_protocol SASL_SSL")
+    try:
+        return from_profile(body, mechanism, at, lambda key: _secret(body, key, at))
+    except OAuthConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _secret(body: dict[str, Any], key: str, at: str) -> str | None:

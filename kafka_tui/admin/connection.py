@@ -77,7 +77,11 @@ def security_kwargs(s: ConnectionSettings) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"security_protocol": s.security_protocol}
     if s.security_protocol in ("SSL", "SASL_SSL"):
         kwargs["ssl_context"] = ssl_context(s)
-    if s.security_protocol.startswith("SASL"):
+    if s.security_protocol.startswith("SASL") and s.sasl_oauth is not None:
+        from .oauth import provider_for
+
+        kwargs |= {"sasl_mechanism": "OAUTHBEARER", "sasl_oauth_token_provider": provider_for(s)}
+    elif s.security_protocol.startswith("SASL"):
         kwargs |= {
             "sasl_mechanism": s.sasl_mechanism or "PLAIN",
             "sasl_plain_username": s.sasl_username,
@@ -109,6 +113,18 @@ def ssl_context(s: ConnectionSettings) -> ssl.SSLContext:
             context.load_cert_chain(str(chain), password=s.ssl_password)
     context.check_hostname = s.ssl_check_hostname
     return context
+
+
+async def _first_token(s: ConnectionSettings, provider: Any) -> None:
+    """A token before any broker is asked: the token endpoint's refusal is the reason."""
+    from .oauth import TokenError
+
+    try:
+        await provider.token()
+    except TokenError as exc:
+        raise ConnectionFailed(
+            f"Cannot connect to Kafka at {s.bootstrap_servers} (OAUTHBEARER): {exc}"
+        ) from None
 
 
 class AdminConnection:
@@ -150,6 +166,8 @@ class AdminConnection:
             security = security_kwargs(s) | kerberos.login_options(s)
         except (ssl.SSLError, OSError, ValueError) as exc:
             raise ConnectionFailed(diagnose.unusable_tls_settings(s, exc)) from None
+        if (provider := security.get("sasl_oauth_token_provider")) is not None:
+            await _first_token(s, provider)
         client = Transport(
             s.bootstrap_servers,
             client_id=s.client_id,

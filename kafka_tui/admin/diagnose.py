@@ -50,6 +50,13 @@ def _servers(bootstrap: str) -> list[tuple[str, int]]:
 async def why_not(s: ConnectionSettings, security: dict[str, Any], failure: BaseException) -> str:
     """The reason the first bootstrap server refuses us; `failure` when no attempt shows one."""
     timeout = min(s.request_timeout_ms / 1000, 15.0)
+    if s.sasl_oauth is not None and "sasl_oauth_token_provider" in security:
+        from .oauth_diagnose import oauth_refusal
+
+        for host, port in _servers(s.bootstrap_servers)[:1]:
+            reason = await oauth_refusal(s, security, host, port, timeout)
+            if reason is not None:
+                return reason
     for host, port in _servers(s.bootstrap_servers)[:3]:
         try:
             conn = await asyncio.wait_for(

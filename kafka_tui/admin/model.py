@@ -8,13 +8,14 @@ from enum import Enum
 from typing import Literal
 
 from ..fields import Remedy
+from .oauth_settings import OAuthSettings
 
 # How long a change may take at the controller, and a request at a broker, unless told:
 # Kafka's own tools' default (kafka-topics.sh, AdminClient's default.api.timeout.ms).
 DEFAULT_TIMEOUT_MS = 30_000
 
 SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
-SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI"]
+SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "GSSAPI", "OAUTHBEARER"]
 
 
 class Secret(str):
@@ -54,12 +55,19 @@ class ConnectionSettings:
     sasl_kerberos_keytab: str | None = None
     sasl_kerberos_ccache: str | None = None
     krb5_config: str | None = None
+    # OAUTHBEARER (sasl_mechanism): where its tokens come from (OIDC, a command, MSK IAM).
+    sasl_oauth: OAuthSettings | None = None
 
     def __post_init__(self) -> None:
         for name in ("sasl_password", "ssl_password", "ssl_key_pem"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, Secret):
                 object.__setattr__(self, name, Secret(value))
+        oauth = self.sasl_oauth
+        for name in ("client_secret", "static_token"):
+            value = getattr(oauth, name, None)
+            if value is not None and not isinstance(value, Secret):
+                object.__setattr__(oauth, name, Secret(value))
 
 
 # TopicSpec and TopicResult are not frozen: a bulk create makes 4,000 of each, and a frozen

@@ -100,24 +100,58 @@ class Link:
         self._conn: AIOKafkaConnection | None = None
         self._opening = asyncio.Lock()
         self._versions: dict[int, tuple[int, int]] | None = None
+        # OAUTHBEARER (oauth.py): the token generation the connection logged in with.
+        self._tokens = options.get("sasl_oauth_token_provider")
+        self._generation = 0
+        self._retired: set[AIOKafkaConnection] = set()
 
     def adopt(self, conn: AIOKafkaConnection) -> None:
         """Use `conn`, opened already (the connection bootstrapping went through)."""
         self.close()
         self._conn = conn
+        self._generation = getattr(self._tokens, "generation", 0)
 
     def connected(self) -> bool:
         return self._conn is not None and bool(self._conn.connected())
 
+    def _usable(self) -> bool:
+        """Connected, and not logged in with a token near its end: aiokafka does not
+        re-authenticate, and the broker closes a connection at its first request after
+        the session's end (connections.max.reauth.ms, the token's exp)."""
+        if not self.connected():
+            return False
+        return self._tokens is None or not self._tokens.outdated(self._generation)
+
     async def open(self) -> AIOKafkaConnection:
-        if self._conn is not None and self._conn.connected():
+        if self._conn is not None and self._usable():
             return self._conn
         async with self._opening:
-            if self._conn is not None and self._conn.connected():
+            if self._conn is not None and self._usable():
                 return self._conn
-            self.close()
+            self._retire()
+            # Taken before the login: a token refreshed meanwhile only reopens it sooner.
+            generation = getattr(self._tokens, "generation", 0)
             self._conn = await create_conn(self.host, self.port, **self._options)
+            self._generation = generation
             return self._conn
+
+    def _retire(self) -> None:
+        """Drop the connection; one still logged in is closed once its token ends, so that
+        answers already on their way over it arrive."""
+        old, self._conn, self._versions = self._conn, None, None
+        if old is None:
+            return
+        expires = getattr(self._tokens, "expires_at", None)
+        if not old.connected() or expires is None:
+            old.close()
+            return
+        self._retired.add(old)
+
+        def close() -> None:
+            self._retired.discard(old)
+            old.close()
+
+        asyncio.get_running_loop().call_later(max(expires - time.monotonic(), 0.0) + 1, close)
 
     async def api_versions(self) -> dict[int, tuple[int, int]]:
         """The broker's API versions (API key -> (min, max)), asked once per connection."""
@@ -136,6 +170,9 @@ class Link:
         closing = None
         if self._conn is not None:
             closing = self._conn.close()
+        for old in self._retired:
+            old.close()
+        self._retired.clear()
         self._conn = None
         self._versions = None
         return closing

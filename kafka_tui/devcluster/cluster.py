@@ -26,7 +26,7 @@ from typing import Any
 
 from ..admin.model import ConnectionSettings
 from ..paths import user_path
-from . import class_archive, kerberos, node, probe, props
+from . import class_archive, kerberos, node, oauthbearer, probe, props
 from . import security as security_module
 from .jars import KafkaJars, ensure_kafka
 from .kerberos import KerberosSetupError, KerberosState
@@ -79,7 +79,9 @@ class ClusterState:
     def security_name(self) -> Security:
         if self.kerberos:
             return "sasl_gssapi"
-        return "sasl_ssl" if self.security else "plaintext"
+        if self.security is None:
+            return "plaintext"
+        return "sasl_oauthbearer" if self.security.oidc is not None else "sasl_ssl"
 
     @property
     def release(self) -> Release:
@@ -177,6 +179,7 @@ class DevCluster:
         timeout: float = 180.0,
         security: Security = "plaintext",
         kafka_version: str | None = None,
+        token_lifetime_s: int = oauthbearer.DEFAULT_TOKEN_LIFETIME_S,
     ) -> ClusterState:
         """Start the cluster, or reuse the one in `root` when it is what was asked. Without
         `mode`, KRaft where `kafka_version` has it; without `kafka_version`, the mode's
@@ -185,6 +188,8 @@ class DevCluster:
         try:
             mode, found = choose(mode, kafka_version)
             problem = found.security_problem(mode, security)
+            if problem is None and security == "sasl_oauthbearer" and not found.at_least((3, 9, 0)):
+                problem = "--security sasl_oauthbearer needs Kafka 3.9 or newer"
         except VersionError as exc:
             raise ClusterError(str(exc)) from None
         if problem is not None:
@@ -203,6 +208,10 @@ class DevCluster:
             )
         if state is None:
             state = self._fresh_state(mode, brokers, security, found.version)
+            if security == "sasl_oauthbearer":
+                assert state.security is not None
+                port = probe.free_ports(1)[0]
+                oauthbearer.prepare(self.root, state.security, port, token_lifetime_s)
         jars = self._jars(state)
         state.jars_downloaded = jars.downloaded
         if jars.fetch_seconds is not None:
@@ -211,6 +220,8 @@ class DevCluster:
         if state.kerberos is not None:
             self._start_kdc(state, timeout)
         self._start_quorum(state, jars, timeout)
+        if state.security is not None and state.security.oidc is not None:
+            self._start_issuer(state.security, timeout)
         if state.mode == "zk" and state.security is not None:
             assert state.zookeeper is not None
             probe.write_zk_scram_users(state.zookeeper.port, state.security.users)
@@ -232,7 +243,7 @@ class DevCluster:
         if count < 1:
             raise ClusterError("a cluster needs at least one broker")
         shutil.rmtree(self.root, ignore_errors=True)
-        secured = SecurityState.generate() if security == "sasl_ssl" else None
+        secured = SecurityState.generate() if security != "plaintext" else None
         if secured is not None:
             security_module.write_tls_material(self.root)
         ports = probe.free_ports(count + 2)
@@ -287,9 +298,12 @@ class DevCluster:
             return None
         if n is state.controller:
             return security_module.authorizer_properties(kraft=kraft)
-        return security_module.broker_properties(
+        secured = security_module.broker_properties(
             state.security, self.root, port=n.port, kraft=kraft
         )
+        if state.security.oidc is not None:
+            secured |= oauthbearer.broker_properties(state.security, self.root)
+        return secured
 
     def _config(self, state: ClusterState, n: NodeState) -> Path:
         d = self._dir(n)
@@ -416,8 +430,24 @@ class DevCluster:
                 *self._logging_flags(state, b),
                 *class_archive.jvm_flags(jars.classpath, "broker"),
                 *(kerberos.jvm_flags(self.root) if state.kerberos else []),
+                *oauthbearer.jvm_flags(state.security),
             ],
         )
+
+    def _start_issuer(self, security: SecurityState, timeout: float) -> None:
+        """The OIDC issuer of a sasl_oauthbearer cluster, before the brokers need its JWKS."""
+        log = self.root / "oidc" / "issuer.log"
+        oauthbearer.start_issuer(self.root, security, log)
+        assert security.oidc is not None
+        port = int(security.oidc["port"])
+
+        def serving() -> bool:
+            if not oauthbearer.running(self.root, security):
+                tail = node.log_tail(log)
+                raise ClusterError(f"the OIDC issuer exited; last lines of {log}:\n{tail}")
+            return probe.port_open(port)
+
+        _wait_for("the OIDC issuer did not start", serving, timeout, lambda: node.log_tail(log))
 
     def _wait_alive_and(
         self, n: NodeState, what: str, check: Callable[[], bool], timeout: float
@@ -498,6 +528,7 @@ class DevCluster:
                 node.stop(quorum.pid, self.root, quorum.name, kill=False, timeout=timeout)
         if state.kerberos is not None:
             kerberos.stop_kdc(self.root, state.kerberos)
+        oauthbearer.stop_issuer(self.root, state.security)
         shutil.rmtree(self.root, ignore_errors=True)
         return True
 
@@ -641,6 +672,8 @@ class DevCluster:
             raise ClusterError(
                 f"no user {user!r} on this cluster (users: {', '.join(state.security.users)})"
             )
+        if state.security.oidc is not None:
+            return oauthbearer.connection_settings(state.security, self.root, servers, user)
         return security_module.connection_settings(state.security, self.root, servers, user)
 
 

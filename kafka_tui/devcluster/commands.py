@@ -13,6 +13,7 @@ from typing import Any
 from .cluster import ClusterError, DevCluster, write_class_archives
 from .jars import JarFetchError, ensure_kafka
 from .kerberos import profile_entries as kerberos_profile_entries
+from .oauthbearer import DEFAULT_TOKEN_LIFETIME_S
 from .security import ADMIN, SECURITIES, USERS
 from .spark import SparkClusterError, SparkDevCluster
 from .versions import (
@@ -69,9 +70,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default="plaintext",
         help="sasl_ssl: TLS from the cluster's own CA, SCRAM-SHA-512 users admin, viewer and "
         f"creator with ACLs; Kafka {_minor(UNENCRYPTED_PEM_KEYS)}+ in ZooKeeper mode, "
-        f"{_minor(KRAFT_SCRAM_BOOTSTRAP)}+ in KRaft; sasl_gssapi: Kerberos from a KDC of the "
-        "cluster's own (realm KAFKA.TEST, keytabs for the same users) "
-        "(default: plaintext, no authorization)",
+        f"{_minor(KRAFT_SCRAM_BOOTSTRAP)}+ in KRaft (default: plaintext, no authorization); "
+        "sasl_gssapi: Kerberos from a KDC of the cluster's own (realm KAFKA.TEST, keytabs for "
+        "the same users); sasl_oauthbearer: sasl_ssl plus OAUTHBEARER tokens from an OIDC "
+        "issuer the cluster runs (client ids admin, viewer, creator; Kafka 3.9+)",
+    )
+    up.add_argument(
+        "--token-lifetime",
+        type=int,
+        default=DEFAULT_TOKEN_LIFETIME_S,
+        metavar="SECONDS",
+        help="sasl_oauthbearer: how long the issuer's tokens live (default: "
+        f"{DEFAULT_TOKEN_LIFETIME_S}); brokers end a session with its token",
     )
     fetch = actions.add_parser("fetch", help="fetch the Kafka jars into the cache (once)")
     fetch.add_argument(
@@ -222,6 +232,12 @@ def _print_status(status: dict[str, Any], as_json: bool) -> None:
             f"security: {security['protocol']} {security['mechanism']}, CA {security['ca_file']}, "
             f"users {', '.join(security['users'])} (`dev-cluster password USER` prints one)"
         )
+        if oidc := security.get("oidc"):
+            print(
+                f"OIDC issuer: {oidc['issuer']}, token endpoint {oidc['token_endpoint_url']}, "
+                f"client ids {', '.join(oidc['client_ids'])} (secrets: the users' passwords), "
+                f"tokens live {oidc['token_lifetime_s']}s"
+            )
 
 
 def _toml_string(text: str) -> str:
@@ -254,6 +270,14 @@ def profile_toml(name: str, status: dict[str, Any], user: str | None, password_c
             "sasl_password_env": variable,
             "ssl_cafile": security["ca_file"],
         }
+        if oidc := security.get("oidc"):
+            del entries["sasl_username"], entries["sasl_password_env"]
+            lines[-1] = f"# export {variable}=$({password_command} {user})  # the client secret"
+            entries |= {
+                "sasl_oauthbearer_token_endpoint_url": oidc["token_endpoint_url"],
+                "sasl_oauthbearer_client_id": user,
+                "sasl_oauthbearer_client_secret_env": variable,
+            }
     if kerberos := status.get("kerberos"):
         entries |= kerberos_profile_entries(kerberos, user)
     if status.get("zookeeper"):
@@ -296,6 +320,7 @@ def run(args: argparse.Namespace, output: str) -> int:
                     args.timeout,
                     security=args.security,
                     kafka_version=args.kafka_version,
+                    token_lifetime_s=args.token_lifetime,
                 )
                 _print_status(cluster.status(), as_json)
             case "fetch":

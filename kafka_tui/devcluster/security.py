@@ -27,8 +27,8 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from ..admin.model import ConnectionSettings
 
-Security = Literal["plaintext", "sasl_ssl", "sasl_gssapi"]
-SECURITIES: tuple[Security, ...] = ("plaintext", "sasl_ssl", "sasl_gssapi")
+Security = Literal["plaintext", "sasl_ssl", "sasl_gssapi", "sasl_oauthbearer"]
+SECURITIES: tuple[Security, ...] = ("plaintext", "sasl_ssl", "sasl_gssapi", "sasl_oauthbearer")
 
 PROTOCOL = "SASL_SSL"
 MECHANISM = "SCRAM-SHA-512"
@@ -52,6 +52,8 @@ class SecurityState:
     users: dict[str, str]
     protocol: str = PROTOCOL
     mechanism: str = MECHANISM
+    # sasl_oauthbearer (oauthbearer.py): the OIDC issuer's port, token lifetime and pid.
+    oidc: dict[str, Any] | None = None
 
     @classmethod
     def generate(cls) -> SecurityState:
@@ -299,14 +301,17 @@ def status_entry(state: SecurityState | None, root: Path) -> dict[str, Any]:
     """`dev-cluster status`'s "security" entry: the one place the passwords are shown."""
     if state is None:
         return {}
-    return {
-        "security": {
-            "protocol": state.protocol,
-            "mechanism": state.mechanism,
-            "ca_file": str(tls_files(root).ca),
-            "users": dict(state.users),
-        }
+    entry = {
+        "protocol": state.protocol,
+        "mechanism": state.mechanism,
+        "ca_file": str(tls_files(root).ca),
+        "users": dict(state.users),
     }
+    if state.oidc is not None:
+        from .oauthbearer import status_entry as oauth_entry
+
+        entry |= oauth_entry(state)
+    return {"security": entry}
 
 
 def connection_settings(
