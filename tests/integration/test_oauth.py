@@ -130,6 +130,13 @@ def test_the_dev_cluster_profile_connects(
 ) -> None:
     dev = secured_oauth_cluster
     status = dev.status()
+    issuer = status["security"]["oidc"]
+    assert status["security"]["mechanism"] == "OAUTHBEARER"
+    assert issuer["token_endpoint_url"] == issuer["issuer"] + "/token"
+    assert (issuer["client_ids"], issuer["token_lifetime_s"]) == (
+        ["admin", "viewer", "creator"],
+        TOKEN_LIFETIME_S,
+    )
     text = profile_toml("dev", status, "viewer", "kafka-tui dev-cluster password")
     body = tomllib.loads(text)["profiles"]["dev"]
     assert body["sasl_mechanism"] == "OAUTHBEARER"

@@ -281,3 +281,35 @@ def test_the_msk_region_comes_from_the_broker_host_names(monkeypatch: pytest.Mon
         sasl_oauth=OAuthSettings("aws_msk_iam"),
     )
     assert provider_for(settings).settings.aws_region == "ap-south-1"
+
+
+async def test_a_token_is_cached_and_fetched_again_at_80_percent_of_its_life() -> None:
+    """A token command's JWT living 5 s: kept for 4 s, then fetched again; a connection
+    opened with the first one is then outdated (transport.py opens it again)."""
+    import asyncio
+    import time
+
+    from kafka_tui.admin.oauth import TokenProvider, claims_of
+
+    script = (
+        "import base64,json,time;"
+        "b=lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip('=');"
+        "print(b({'alg':'none'})+'.'+b({'sub':'u','exp':time.time()+5})+'.sig')"
+    )
+    import shlex
+    import sys
+
+    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"
+    provider = TokenProvider(OAuthSettings("command", token_command=command), None, None)
+    first = await provider.token()
+    assert (provider.fetches, provider.generation) == (1, 1)
+    assert await provider.token() == first and provider.fetches == 1
+    assert not provider.outdated(1)
+    exp = (claims_of(first) or {})["exp"]
+    while not provider.outdated(1):
+        assert time.time() < exp, "not fetched again before the token's end"
+        await asyncio.sleep(0.05)
+    assert time.time() < exp  # before its end (at 80% of the lifetime it was fetched with)
+    await provider.token()
+    assert (provider.fetches, provider.generation) == (2, 2)
+    assert provider.outdated(1) and not provider.outdated(2)
