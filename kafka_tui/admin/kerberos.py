@@ -89,7 +89,10 @@ class KerberosLogin:
             return f"keytab {self.keytab}"
         if self.ccache:
             return f"ticket cache {self.ccache}"
-        return f"the default ticket cache ({os.environ.get('KRB5CCNAME', 'KRB5CCNAME not set')})"
+        default = os.environ.get(
+            "KRB5CCNAME", f"KRB5CCNAME not set: FILE:/tmp/krb5cc_{os.getuid()}"
+        )
+        return f"the default ticket cache ({default})"
 
 
 def login_of(s: ConnectionSettings) -> KerberosLogin | None:

@@ -661,7 +661,9 @@ def check_jaas(drawn: tuple[str, str]) -> str | None:
         kind, options = parse_jaas(text, "client.properties:3")
     except PropertiesError as exc:
         return _no_secret(str(exc), secret)
-    assert kind in ("SCRAM", "PLAIN") and "username" in options and "password" in options
+    # Krb5LoginModule (GSSAPI) needs neither: a keytab or a ticket cache logs in.
+    assert kind == "GSSAPI" or ("username" in options and "password" in options)
+    assert kind in ("SCRAM", "PLAIN", "GSSAPI")
     return None
 
 

@@ -22,10 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from kafka_tui.admin import ConnectionFailed, ConnectionSettings, KafkaAdmin
-from kafka_tui.config import parse_settings
+from kafka_tui.admin import ConnectionFailed, ConnectionSettings, KafkaAdmin, TopicSpec
+from kafka_tui.config import Profile, Settings, parse_settings
 from kafka_tui.devcluster import DevCluster
 from kafka_tui.devcluster import kerberos as kdc
+from kafka_tui.tui.app import make_app
+from kafka_tui.tui.screens.metadata import MetadataScreen
+from kafka_tui.tui.widgets.topic_table import TopicTable
 
 Names = Callable[[str], str]
 KRB5 = "com.sun.security.auth.module.Krb5LoginModule"
@@ -222,6 +225,25 @@ def test_viewer_reads_but_cannot_create(
     assert (result["ok"], result["error"]) == (False, "TOPIC_AUTHORIZATION_FAILED")
 
 
+async def test_the_tui_opens_on_the_kerberized_cluster(
+    secured_kerberos_cluster: KerberosCluster, topic_name: Names
+) -> None:
+    """The TUI logs in through the same connections: as `viewer` with its keytab, it lists a
+    topic `admin` made."""
+    c = secured_kerberos_cluster
+    name = "team-" + topic_name("tui")
+    async with KafkaAdmin(c.settings("admin")) as admin:
+        assert (await admin.create_topics([TopicSpec(name, 1, 2)]))[0].ok
+    profile = Profile("viewer", c.settings("viewer"))
+    app = make_app(Settings(profiles={"viewer": profile}), profile, refresh_seconds=0)
+    async with app.run_test(size=(100, 30)):
+        screen = app.screen
+        assert isinstance(screen, MetadataScreen)
+        await asyncio.wait_for(screen.loaded.wait(), 60)
+        await app.workers.wait_for_complete()
+        assert name in [r.name for r in screen.query_one(TopicTable).rows]
+
+
 async def _refusal(settings: ConnectionSettings) -> str:
     with pytest.raises(ConnectionFailed) as refused:
         async with KafkaAdmin(settings):
@@ -306,12 +328,18 @@ async def test_expired_ticket_says_kinit_again(
 
 
 async def test_zz_broker_keytab_out_of_date_is_the_brokers_refusal(
-    secured_kerberos_cluster: KerberosCluster,
+    secured_kerberos_cluster: KerberosCluster, tmp_path: Path
 ) -> None:
     """The service principal's key changed at the KDC since the brokers read their keytab:
     the client gets a ticket the broker cannot read, and the broker refuses the login.
     (Last in the module: the cluster takes no Kerberos login after it.)"""
     c = secured_kerberos_cluster
-    kdc.kadmin(kdc.kdc_files(c.dev.root), f"cpw -randkey {kdc.service_principal()}")
-    message = await _refusal(c.settings())
+    keytab = tmp_path / "late.keytab"
+    files = kdc.kdc_files(c.dev.root)
+    # A principal of its own: a login of this process may hold a service ticket from before.
+    kdc.kadmin(files, "addprinc -randkey late", f"ktadd -k {keytab} late")
+    kdc.kadmin(files, f"cpw -randkey {kdc.service_principal()}")
+    message = await _refusal(
+        c.settings(sasl_kerberos_principal="late@KAFKA.TEST", sasl_kerberos_keytab=str(keytab))
+    )
     assert "the broker at localhost:" in message and "refused the Kerberos login" in message
