@@ -362,6 +362,8 @@ _PROFILE_KEYS = [
     "sasl_mechanism",
     "sasl_username",
     "sasl_password_env",
+    "sasl_password_command",
+    "sasl_password_keyring",
     "ssl_cafile",
     "ssl_certfile",
     "ssl_keyfile",
