@@ -63,15 +63,36 @@ def _worker_group(item: pytest.Item) -> str | None:
         # a Kafka group below, so this worker starts no Kafka cluster of its own.
         return "spark"
     if module == "test_plan_parquet.py":
-        return "kraft"  # with its module's Spark session, on the worker of the KRaft cluster
+        return "kraft-2"  # with its module's Spark session, on a worker of a KRaft cluster
     if any(name.startswith("secured") for name in names):
         return "secured"
     if param == "zk" or (param is None and "zk_cluster" in names):
-        return "zk"
+        return "zk-2" if module in _SECOND_CLUSTER else "zk"
     if param == "kraft" or "kraft_cluster" in names or "kadmin" in names:
         # The screens' tests on a KRaft cluster of their own: the largest group, split in two.
-        return "kraft-tui" if module.startswith("test_tui") else "kraft"
+        if module.startswith("test_tui"):
+            return "kraft-tui"
+        return "kraft-2" if module in _SECOND_CLUSTER else "kraft"
     return None
+
+
+# The longest modules on a cluster run on a second cluster of their mode, on another worker:
+# one group per mode held the whole run's tail (a full run at load 20: the KRaft group summed
+# 1,609 s of 1,700; with these apart the largest group is about half that).
+_SECOND_CLUSTER = frozenset(
+    {
+        "test_faults.py",
+        "test_big_reads.py",
+        "test_plans.py",
+        "test_plan_configs.py",
+        "test_plan_interrupted.py",
+        "test_plan_parquet.py",
+        "test_spark_parts.py",
+        "test_throttles.py",
+        "test_drain.py",
+        "test_group_offsets.py",
+    }
+)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the marks
