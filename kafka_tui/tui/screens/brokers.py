@@ -1,9 +1,12 @@
 """The brokers as KIP-409 sees them (live and observed-offline, their load, the Kafka release
 each live one runs, its cordoned log directories) and the open placeholders, with `f` to fill
-them on live brokers and `e` to give every partition its preferred leader back."""
+them on live brokers, `e` to give every partition its preferred leader back, and `d` to drain
+the highlighted broker (services/drain.py: cordon, leadership off, every replica off, with a
+live progress line; `esc` stops it cleanly)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -11,13 +14,14 @@ from typing import ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, ProgressBar, Static
 
 from ...admin import AdminError, ClusterInfo, TopicDescription
 from ...admin.placeholders import PlaceholderStore
 from ...config import Profile
 from ...planning.filling import choose_fills
 from ...planning.placement import Broker, Load, cordon_warning
+from ...services import drain as draining
 from ...services.filling import FillResult, fill_placeholders, open_slots
 from ...services.leaders import (
     ElectionOutcome,
@@ -31,6 +35,7 @@ from ...services.snapshot import Snapshot, take_snapshot
 from ...services.throttles import list_throttles
 from ..widgets.broker_table import BrokerTable, observed_source
 from .base import KafkaScreen, placeholder_store
+from .drain import DrainConfirm, progress_words
 
 
 @dataclass(frozen=True)
@@ -160,9 +165,15 @@ def notify_election(screen: KafkaScreen, outcome: ElectionOutcome) -> None:
 
 class BrokersScreen(KafkaScreen):
     profile: Profile
-    CHANGE_ACTIONS = frozenset({"fill", "elect"})
+    CHANGE_ACTIONS = frozenset({"fill", "elect", "drain"})
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.pop_screen", "Back", id="brokers.back"),
+        Binding(
+            "escape",
+            "back",
+            "Back / stop",
+            id="brokers.back",
+            tooltip="Stop the running drain (finished moves stay), or go back",
+        ),
         Binding("r", "refresh", "Refresh", id="brokers.refresh", tooltip="Read the brokers again"),
         Binding(
             "f",
@@ -178,6 +189,13 @@ class BrokersScreen(KafkaScreen):
             id="brokers.elect",
             tooltip="Preferred leader election on every topic",
         ),
+        Binding(
+            "d",
+            "drain",
+            "Drain broker",
+            id="brokers.drain",
+            tooltip="Cordon the highlighted broker, move its leaders then its replicas off",
+        ),
     ]
 
     def __init__(self, profile: Profile, admin: AdminPort) -> None:
@@ -186,14 +204,19 @@ class BrokersScreen(KafkaScreen):
         self.admin = admin
         self.snapshot: Snapshot | None = None
         self.placeholders: PlaceholderState | None = None
+        self.draining: list[int] = []  # the brokers of the running drain
+        self.stop_drain = asyncio.Event()
 
     def compose(self) -> ComposeResult:
         yield Static("Brokers: reading…", id="brokers-header", markup=False)
         yield BrokerTable(id="brokers")
         yield Static("", id="placeholders-line", markup=False)
+        yield Static("", id="drain-status", markup=False)
+        yield ProgressBar(id="drain-progress", show_eta=False)
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#drain-progress", ProgressBar).display = False
         self.query_one(BrokerTable).focus()
         self.load()
 
@@ -280,4 +303,79 @@ class BrokersScreen(KafkaScreen):
             self.notify(exc.message, title="Leader election failed", severity="error", timeout=12)
         else:
             notify_election(self, outcome)
+        self.load()
+
+    # -- drain -------------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        if self.draining:
+            self.stop_drain.set()
+            self.query_one("#drain-status", Static).update(
+                "Stopping the drain: cancelling the moves still copying…"
+            )
+        else:
+            self.app.pop_screen()
+
+    def action_drain(self) -> None:
+        if self.draining:
+            return
+        table = self.query_one(BrokerTable)
+        if table.row_count == 0:
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if key is not None and key.isdigit():
+            self.drain([int(key)])
+
+    @work(exclusive=True, group="drain", exit_on_error=False)
+    async def drain(self, brokers: list[int]) -> None:
+        """Preview, confirm, run with a live line and bar; `esc` stops it cleanly."""
+        status = self.query_one("#drain-status", Static)
+        status.update(f"Planning the drain of broker {', '.join(map(str, brokers))}…")
+        try:
+            preview = await draining.preview_drain(
+                self.admin, brokers, zookeeper=self.profile.zookeeper_connect
+            )
+        except AdminError as exc:
+            status.update("")
+            self.notify(exc.message, title="Cannot plan the drain", severity="error")
+            return
+        choice = await self.app.push_screen_wait(DrainConfirm(preview))
+        if choice is None:
+            status.update("")
+            return
+        self.draining = preview.brokers
+        self.stop_drain.clear()
+        bar = self.query_one("#drain-progress", ProgressBar)
+        bar.display = True
+
+        def progress(p: draining.DrainProgress) -> None:
+            status.update(progress_words(preview.brokers, p))
+            bar.update(total=p.total or p.of or None, progress=p.copied if p.total else p.done)
+
+        try:
+            outcome = await draining.run(
+                self.admin,
+                preview,
+                batch=choice.batch,
+                throttle=choice.throttle,
+                stop=self.stop_drain,
+                progress=progress,
+            )
+        except AdminError as exc:
+            self.notify(exc.message, title="Drain failed", severity="error", timeout=12)
+            return
+        finally:
+            self.draining = []
+            bar.display = False
+        text = outcome.message
+        if outcome.state == "interrupted":
+            ids = " ".join(map(str, preview.brokers))
+            text += f" Resume: d again, or `kafka-tui brokers drain {ids}`."
+        status.update(text)
+        self.notify(
+            text,
+            title="Drain",
+            severity="information" if outcome.ok else "warning",
+            timeout=12,
+        )
         self.load()
