@@ -466,8 +466,18 @@ class AdminReassignments(AdminConnection):
 
     async def _set_cordon(self, broker: int, value: str | None) -> None:
         op = (CORDONED_LOG_DIRS, protocol.OP_SET, value) if value else None
-        await self._alter_broker_configs(
-            [broker], [op or (CORDONED_LOG_DIRS, protocol.OP_DELETE, None)]
+        # Not `_alter_broker_configs`: once removed, the broker describes the default (an
+        # empty list, not nothing), so its wait would last the whole timeout. What counts is
+        # what DescribeLogDirs says, waited for below.
+        await self._alter_configs(
+            [
+                (
+                    protocol.RESOURCE_BROKER,
+                    str(broker),
+                    [op or (CORDONED_LOG_DIRS, protocol.OP_DELETE, None)],
+                )
+            ],
+            broker,
         )
 
         async def shows() -> bool | None:
