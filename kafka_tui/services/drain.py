@@ -290,6 +290,8 @@ async def run(
                 await _leadership_and_cordon(admin, preview, outcome, progress)
             if not stop.is_set():
                 await _move(admin, preview, outcome, batch, throttle, stop, progress)
+            elif p.moves:
+                outcome.state = "interrupted"  # stopped before the first move
         if preview.kind == "replace" and store is not None and outcome.state == "done":
             outcome.fills = await _offer_placeholders(admin, preview, store)
     outcome.elapsed_s = time.monotonic() - started
@@ -404,8 +406,10 @@ async def _move(
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), POLL_S)
     finally:
-        if running or stop.is_set():
+        if running:
             await _cancel_running(admin, outcome, running, of, total, progress)
+        if outcome.cancelled or queue:
+            outcome.state = "interrupted"
         if limit is not None:
             await release_throttles(admin, limit.brokers, sorted(limit.leaders | limit.followers))
     if outcome.moved:
@@ -462,7 +466,6 @@ async def _cancel_running(
                 outcome.cancelled.append(running.pop(key))
             elif a.error == "NO_REASSIGNMENT_IN_PROGRESS":
                 outcome.moved.append(running.pop(key))  # it finished just before the cancel
-    outcome.state = "interrupted"
 
 
 async def _until_shown(admin: AdminPort, moved: Sequence[TopicMove]) -> None:
