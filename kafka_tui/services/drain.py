@@ -403,6 +403,8 @@ async def _move(
             )
             if not running and not queue:
                 break
+            if queue and len(running) < batch:
+                continue  # room for the next moves at once: never a moment without a copy
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), POLL_S)
     finally:

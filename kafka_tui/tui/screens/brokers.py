@@ -263,7 +263,8 @@ class BrokersScreen(KafkaScreen):
             filter(None, [state.line(self._fill_key()), cordon_warning(snapshot.brokers)])
         )
         line.update(text)
-        orphaned = await orphaned_throttles(self.admin)
+        # A running drain holds its throttle from its first move to its last.
+        orphaned = "" if self.draining else await orphaned_throttles(self.admin)
         if orphaned:
             line.update(f"{text}\n{orphaned}")
 
@@ -348,7 +349,12 @@ class BrokersScreen(KafkaScreen):
         bar = self.query_one("#drain-progress", ProgressBar)
         bar.display = True
 
+        steps: set[str] = set()
+
         def progress(p: draining.DrainProgress) -> None:
+            if p.step == "moving" and p.step not in steps:
+                self.load()  # the table shows the cordon and the leaders moved off
+            steps.add(p.step)
             status.update(progress_words(preview.brokers, p))
             bar.update(total=p.total or p.of or None, progress=p.copied if p.total else p.done)
 
