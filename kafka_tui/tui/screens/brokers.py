@@ -377,6 +377,8 @@ class BrokersScreen(KafkaScreen):
         if outcome.state == "interrupted":
             ids = " ".join(map(str, preview.brokers))
             text += f" Resume: d again, or `kafka-tui brokers drain {ids}`."
+        if outcome.rollback_file:
+            text += f"\nRollback file (the replicas before): {outcome.rollback_file}"
         status.update(text)
         self.notify(
             text,
