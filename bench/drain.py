@@ -23,6 +23,7 @@ import contextlib
 import io
 import json
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -185,9 +186,15 @@ def main_bench() -> None:
         time.sleep(20)
         rate_before = (len(load.acked) - start_count) / (time.perf_counter() - started)
         start_count, started = len(load.acked), time.perf_counter()
-        code, drained = cli_json(
-            bootstrap, "brokers", "drain", str(DRAINED), "--batch", str(args.batch), "--yes"
-        )
+        # In its own process, as an operator runs it: in this one it would share the
+        # producer's interpreter lock.
+        proc = subprocess.run(
+            [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap,
+             "--output", "json", "brokers", "drain", str(DRAINED), "--batch", str(args.batch),
+             "--yes"],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        code, drained = proc.returncode, json.loads(proc.stdout)
         seconds = time.perf_counter() - started
         rate_during = (len(load.acked) - start_count) / seconds
         load.stop.set()

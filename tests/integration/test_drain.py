@@ -31,13 +31,20 @@ from typing import Any
 
 import pytest
 from aiokafka import AIOKafkaProducer
+from textual.widgets import Input, Static
 
-from kafka_tui.admin import ConnectionSettings, KafkaAdmin
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
 from kafka_tui.admin.moves import PartitionMove
+from kafka_tui.cli import main
+from kafka_tui.tui.screens.brokers import BrokersScreen
+from kafka_tui.tui.screens.drain import DrainConfirm
+from kafka_tui.tui.widgets.broker_table import BrokerTable
 
 from ..conftest import Cluster
 from .test_alter_rf import consume_all, produce
 from .test_plans import cli
+from .test_tui import app_for
+from .test_tui_reassign import until
 
 Names = Callable[[str], str]
 DRAINED = 3
@@ -358,3 +365,55 @@ def test_replace_puts_the_new_broker_in_place_and_offers_it_the_old_racks_placeh
     assert back["state"] == "done", back
     assert code_forget == 0 and forgot["ok"], forgot
     assert _settled(capsys, cluster, moved, lambda rs: rs[0] == [3, 1])[:2] == [[3, 1], [2, 3]]
+
+
+async def test_the_brokers_screen_drains_the_highlighted_broker_and_esc_stops_it_cleanly(
+    kraft_cluster: Cluster, kadmin: KafkaAdmin, topic_name: Names
+) -> None:
+    heavy = f"00drain-tui-{uuid.uuid4().hex[:8]}"  # first in name order, 4 MB at 1 KB/s
+    assert (await kadmin.create_topics([TopicSpec(heavy, assignment={0: [1, 3]})]))[0].ok
+    await produce(kraft_cluster.bootstrap_servers, heavy, 400, size=10_000, partitions=1)
+    app = app_for(kraft_cluster)
+    text = ""
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            assert app.profile is not None and app.admin is not None
+            screen = BrokersScreen(app.profile, app.admin)
+            await app.push_screen(screen)
+            table = screen.query_one(BrokerTable)
+            await until(pilot, lambda: table.row_count >= 3)
+            table.move_cursor(row=[str(c) for c in table.get_column_at(0)].index(str(DRAINED)))
+            await pilot.press("d")
+            await until(pilot, lambda: bool(app.screen.query("#drain-throttle")))
+            assert isinstance(app.screen, DrainConfirm)
+            words = str(app.screen.query("Label")[1].render())
+            assert "Leadership first" in words and "to copy" in words
+            app.screen.query_one("#drain-batch", Input).value = "1"
+            app.screen.query_one("#drain-throttle", Input).value = "1000"
+            await pilot.click("#drain-yes")
+            status = screen.query_one("#drain-status", Static)
+            await until(pilot, lambda: "partitions moved" in str(status.render()))
+            assert screen.draining == [DRAINED]
+            ongoing = await kadmin.list_partition_reassignments([heavy])
+            assert [(r.adding, r.removing) for r in ongoing] == [([2], [3])]
+            await pilot.press("escape")  # stops the drain; the screen stays
+            await until(pilot, lambda: not screen.draining, 60)
+            assert app.screen is screen
+            text = str(status.render())
+            assert "interrupted" in text and "1 cancelled" in text and "Resume" in text
+        assert await kadmin.list_partition_reassignments() == []
+        async with KafkaAdmin(ConnectionSettings(kraft_cluster.bootstrap_servers)) as fresh:
+            found, _ = await fresh.describe_topics([heavy], configs=False)
+        assert found[0].partitions[0].replicas == (1, 3)
+        dirs = (await kadmin.log_dirs([DRAINED]))[DRAINED]
+        assert dirs.all_cordoned  # cordoned before the moves; `undrain` lifts it
+    finally:
+        await kadmin.set_cordon(DRAINED, None)
+        path = text.split("Rollback file (the replicas before): ")[-1].strip()
+        if path.endswith(".json"):
+            code = await asyncio.to_thread(
+                main,
+                ["--bootstrap-server", kraft_cluster.bootstrap_servers, "--output", "json",
+                 "topics", "reassign", "--reassignment-json-file", path],
+            )  # fmt: skip
+            assert code == 0
