@@ -317,7 +317,7 @@ def test_kafka_refuses_a_reorder_naming_a_cordoned_broker_so_the_drain_reorders_
     assert _settled(capsys, kraft_cluster, topic, lambda rs: rs[1] == [1, 2])[1] == [1, 2]
 
 
-def test_replace_puts_the_new_broker_in_place_and_offers_it_the_old_racks_placeholders(
+def test_replace_of_a_stopped_broker_puts_the_new_one_in_place_and_offers_it_its_placeholders(
     cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
 ) -> None:
     moved, waiting = topic_name("moved"), topic_name("kip409")
@@ -334,7 +334,10 @@ def test_replace_puts_the_new_broker_in_place_and_offers_it_the_old_racks_placeh
             "--under-replicated", "enabled",
         )  # fmt: skip
         assert code == 0, created
+        # The failed machine: OLD is down while NEW copies its replicas from the others.
+        cluster.dev.stop_broker(DRAINED)
         code, forward = cli(capsys, cluster, "brokers", "replace", str(DRAINED), str(new), "--yes")
+        cluster.restore()
         assert forward["state"] == "done" and forward["cancelled"] == 0, forward
         mine = [
             (m["partition"], m["before"], m["after"])
@@ -358,6 +361,7 @@ def test_replace_puts_the_new_broker_in_place_and_offers_it_the_old_racks_placeh
     finally:
         # Back on the old broker: every partition it held (other tests' too), then the new
         # broker removed and forgotten.
+        cluster.restore()
         cli(capsys, cluster, "topics", "delete", waiting, "--yes")
         code, back = cli(capsys, cluster, "brokers", "replace", str(new), str(DRAINED), "--yes")
         cluster.dev.remove_broker(new)
