@@ -151,10 +151,13 @@ def plan_drain(
     takers = [replace(b, cordoned=b.cordoned or b.id in gone) for b in brokers]
     may_take = {b.id for b in takers if b.live and not b.cordoned}
     unmovable = []
+    in_sync = {(p.topic, p.partition): p.isr for p in partitions}
     for key, replicas in sorted(current.items()):
         holding = [b for b in replicas if b in gone]
         free = may_take - set(replicas)
-        if holding and len(free) < len(holding):
+        if holding and not _source(replicas, in_sync[key], live):
+            unmovable.append(Unmovable(*key, replicas, _NO_SOURCE))
+        elif holding and len(free) < len(holding):
             unmovable.append(
                 Unmovable(
                     *key,
@@ -200,12 +203,17 @@ def plan_drain(
     return Planned(tuple(reorders), tuple(sorted(led)), moves, tuple(unmovable))
 
 
-def plan_replace(partitions: Sequence[Partition], old: int, new: int) -> Planned:
+def plan_replace(
+    partitions: Sequence[Partition], old: int, new: int, live: Collection[int]
+) -> Planned:
     """`new` takes `old`'s place in every replica list that names it."""
     moves = []
     unmovable = []
     for p in sorted(partitions, key=lambda p: (p.topic, p.partition)):
         if old not in p.replicas:
+            continue
+        if not _source(p.replicas, p.isr, live):
+            unmovable.append(Unmovable(p.topic, p.partition, p.replicas, _NO_SOURCE))
             continue
         if new in p.replicas:
             unmovable.append(
@@ -220,6 +228,17 @@ def plan_replace(partitions: Sequence[Partition], old: int, new: int) -> Planned
         after = tuple(new if b == old else b for b in p.replicas)
         moves.append(TopicMove(p.topic, Move(p.partition, p.replicas, after, p.leader)))
     return Planned((), (), tuple(moves), tuple(unmovable))
+
+
+_NO_SOURCE = (
+    "none of its replicas is live and in sync, so no broker can copy it (e.g. its only "
+    "replica is on the stopped broker); start that broker first"
+)
+
+
+def _source(replicas: Sequence[int], isr: Sequence[int], live: Collection[int]) -> bool:
+    """Whether a new replica of the partition has a live, in-sync replica to copy from."""
+    return any(b in live and b in isr for b in replicas)
 
 
 def copies(

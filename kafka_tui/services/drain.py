@@ -164,7 +164,7 @@ async def preview_replace(
             f"brokers replace: NEW broker {new} is not a live broker of the cluster (start it "
             "first: it copies every replica of the old one)"
         )
-    planned = plan_replace(_partitions(snapshot), old, new)
+    planned = plan_replace(_partitions(snapshot), old, new, snapshot.live)
     return Preview(
         "replace", [old, new], snapshot, planned, await _sizes(admin, snapshot, planned), {}
     )

@@ -94,12 +94,25 @@ def test_replace_takes_the_old_place_and_leaves_a_partition_holding_both() -> No
         Partition("t", 2, (3, 5), 3, (3, 5)),
         Partition("t", 3, (1, 2), 1, (1, 2)),
     ]
-    planned = plan_replace(partitions, 3, 5)
+    planned = plan_replace(partitions, 3, 5, {1, 2, 3, 5})
     assert [(m.move.partition, m.move.after) for m in planned.moves] == [
         (0, (5, 1)),
         (1, (2, 5, 1)),
     ]
     assert [u.partition for u in planned.unmovable] == [2]
+
+
+def test_a_partition_with_no_live_in_sync_replica_has_nothing_to_copy_from() -> None:
+    """Its only replica on the stopped broker: a move would wait for ever, so it stays."""
+    partitions = [Partition("t", 0, (3,), -1, (3,)), Partition("t", 1, (3, 1), 1, (1,))]
+    planned = plan_replace(partitions, 3, 5, {1, 2, 5})
+    assert [m.move.partition for m in planned.moves] == [1]
+    assert [u.partition for u in planned.unmovable] == [0]
+    assert "no broker can copy it" in planned.unmovable[0].reason
+    brokers = [Broker(1, "a", True), Broker(2, "b", True), Broker(3, "c", False)]
+    drained = plan_drain(brokers, _load(partitions), partitions, [3])
+    assert [u.partition for u in drained.unmovable] == [0]
+    assert [m.move.after for m in drained.moves] == [(1, 2)]
 
 
 def test_the_cordon_needs_kafka_4_3() -> None:
