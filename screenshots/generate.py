@@ -3,7 +3,9 @@
 Starts its own cluster (not the demo's), seeds the demo topics, stops broker 3 so offline
 replicas show, drives every screen with Pilot at 100x30 and saves an SVG of each.
 
-Usage: python screenshots/generate.py [--keep]
+Then starts broker 3 again for the drain shots (a drain needs somewhere to move to).
+
+Usage: python screenshots/generate.py [--keep] [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from aiokafka import AIOKafkaProducer
 from textual.pilot import Pilot
+from textual.widgets import Input, Static
 
 from kafka_tui.admin import ConnectionSettings, TopicSpec
 from kafka_tui.admin.placeholders import PlaceholderStore
@@ -27,6 +31,7 @@ from kafka_tui.services.snapshot import take_snapshot
 from kafka_tui.tui.app import KafkaTuiApp, make_app
 from kafka_tui.tui.screens.forms import FormScreen
 from kafka_tui.tui.screens.metadata import MetadataScreen
+from kafka_tui.tui.widgets.broker_table import BrokerTable
 
 HERE = Path(__file__).parent
 SIZE = (100, 30)
@@ -151,8 +156,69 @@ SHOTS: list[tuple[str, Step, bool]] = [
 ]
 
 
-async def shoot(bootstrap: str) -> None:
-    for name, step, read_only_profile in SHOTS:
+async def _settlements(bootstrap: str) -> None:
+    """A topic with 6 MB on broker 2, so a throttled drain of it is still copying."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=20)
+    await producer.start()
+    try:
+        sent = [
+            await producer.send("settlements", b"p" * 100_000, partition=i % 6) for i in range(60)
+        ]
+        await asyncio.gather(*sent)
+    finally:
+        await producer.stop()
+
+
+async def brokers_drain(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # Broker 2 drained at 200 KB/s: the confirmation first (saved too), then the progress.
+    assert app.admin is not None and app.profile is not None
+    snapshot = await take_snapshot(app.admin)
+    if "settlements" not in snapshot.topics:
+        spec = TopicSpec("settlements", assignment={p: [2, 1 + 2 * (p % 2)] for p in range(6)})
+        await app.admin.create_topics([spec])
+        await _settlements(app.profile.connection.bootstrap_servers)
+    await pilot.press("b")
+    await settle(app, pilot)
+    table = app.screen.query_one(BrokerTable)
+    for _ in range(600):
+        if table.row_count:
+            break
+        await pilot.pause(0.05)
+    table.move_cursor(row=1)  # broker 2
+    await pilot.press("d")
+    for _ in range(600):
+        if app.screen.query("#drain-throttle"):
+            break
+        await pilot.pause(0.05)
+    app.screen.query_one("#drain-throttle", Input).value = "200000"
+    await pilot.pause()
+    app.save_screenshot(filename="brokers-drain-confirm.svg", path=str(HERE))
+    print("screenshots/brokers-drain-confirm.svg")
+    await pilot.click("#drain-yes")
+    for _ in range(1200):
+        status = app.screen.query("#drain-status")
+        text = str(status.first(Static).render()) if status else ""
+        if "partitions moved" in text and " 0 B of" not in text:
+            break
+        await pilot.pause(0.05)
+
+
+async def stop_drain(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    """After the shot: stop the drain cleanly and give broker 2 back its cordon-free state."""
+    await pilot.press("escape")
+    await app.workers.wait_for_complete()
+    if app.admin is not None:
+        from kafka_tui.services.drain import undrain
+
+        await undrain(app.admin, [2])
+
+
+DRAIN_SHOTS: list[tuple[str, Step, bool]] = [("brokers-drain", brokers_drain, False)]
+AFTER: dict[str, Step] = {"brokers-drain": stop_drain}
+
+
+async def shoot(bootstrap: str, shots: list[tuple[str, Step, bool]]) -> None:
+    for name, step, read_only_profile in shots:
         profile = Profile(
             "production" if read_only_profile else "local demo",
             ConnectionSettings(bootstrap),
@@ -167,12 +233,19 @@ async def shoot(bootstrap: str) -> None:
             await step(app, pilot)
             app.save_screenshot(filename=f"{name}.svg", path=str(HERE))
             print(f"screenshots/{name}.svg")
+            if name in AFTER:
+                await AFTER[name](app, pilot)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="leave the cluster running")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="only these shots")
     args = parser.parse_args()
+
+    def chosen(shots: list[tuple[str, Step, bool]]) -> list[tuple[str, Step, bool]]:
+        return [s for s in shots if not args.only or s[0] in args.only]
+
     logging.basicConfig(level=logging.CRITICAL)  # aiokafka reports the stopped broker
     cluster = DevCluster(Path(tempfile.gettempdir()) / "kafka-tui-screenshots")
     cluster.up("kraft", brokers=3)
@@ -180,7 +253,10 @@ def main() -> None:
         bootstrap = cluster.bootstrap_servers()
         seed_demo_topics(bootstrap)
         cluster.stop_broker(DEMO_STOPPED_BROKER)
-        asyncio.run(shoot(bootstrap))
+        asyncio.run(shoot(bootstrap, chosen(SHOTS)))
+        if chosen(DRAIN_SHOTS):
+            cluster.start_broker(DEMO_STOPPED_BROKER)
+            asyncio.run(shoot(bootstrap, chosen(DRAIN_SHOTS)))
     finally:
         if not args.keep:
             cluster.down()

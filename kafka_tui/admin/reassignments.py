@@ -100,6 +100,8 @@ LEADER_REPLICAS = "leader.replication.throttled.replicas"
 FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
 THROTTLE_RATES = (LEADER_RATE, FOLLOWER_RATE)
 THROTTLED_REPLICAS = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
+# KIP-1066 (Kafka 4.3+): a dynamic broker config, `*` or log directories taking no new replica.
+CORDONED_LOG_DIRS = "cordoned.log.dirs"
 
 
 class BrokerStillLive(ValidationError):
@@ -449,6 +451,43 @@ class AdminReassignments(AdminConnection):
                     for topic in topics
                 ]
             )
+
+    async def set_cordon(self, broker: int, value: str | None) -> None:
+        """Set a broker's `cordoned.log.dirs` (KIP-1066, Kafka 4.3+: `*` or paths; None
+        removes it) and wait until the broker describes its directories so (DescribeLogDirs
+        v5), for at most the request timeout. Audited."""
+        await audit.audited(
+            self,
+            "broker cordon" if value else "broker uncordon",
+            [],
+            {"broker": broker, "cordoned.log.dirs": value},
+            self._set_cordon(broker, value),
+        )
+
+    async def _set_cordon(self, broker: int, value: str | None) -> None:
+        op = (CORDONED_LOG_DIRS, protocol.OP_SET, value) if value else None
+        # Not `_alter_broker_configs`: once removed, the broker describes the default (an
+        # empty list, not nothing), so its wait would last the whole timeout. What counts is
+        # what DescribeLogDirs says, waited for below.
+        await self._alter_configs(
+            [
+                (
+                    protocol.RESOURCE_BROKER,
+                    str(broker),
+                    [op or (CORDONED_LOG_DIRS, protocol.OP_DELETE, None)],
+                )
+            ],
+            broker,
+        )
+
+        async def shows() -> bool | None:
+            dirs = (await self.log_dirs([broker])).get(broker)  # type: ignore[attr-defined]
+            if dirs is None:
+                return True  # gone: nothing to wait for
+            return True if dirs.all_cordoned == (value == "*") else None
+
+        if value in ("*", None):
+            await poll_until(shows, time.monotonic() + self.settings.request_timeout_ms / 1000)
 
     async def _alter_broker_configs(
         self, brokers: Sequence[int], ops: list[tuple[str, int, str | None]]

@@ -24,7 +24,7 @@ from ..services.filling import (
     watch_fills,
 )
 from ..services.snapshot import take_snapshot, zookeeper_extras
-from . import output
+from . import drain, output
 from .leaders import offer_election
 from .topics import zookeeper_of
 
@@ -38,6 +38,7 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     forget.add_argument("broker_id", type=int, metavar="ID")
     forget.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    drain.add_actions(actions)  # drain, undrain, replace
 
     placeholders = commands.add_parser(
         "placeholders", help="KIP-409 placeholder replicas: list them, fill them"
@@ -68,8 +69,11 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     zookeeper = zookeeper_of(args, profile)
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     changes = (args.command, args.action) in (("brokers", "forget"), ("placeholders", "fill"))
-    if profile.read_only and changes:
+    lifecycle = args.command == "brokers" and args.action in ("drain", "undrain", "replace")
+    if profile.read_only and (changes or (lifecycle and not getattr(args, "validate_only", False))):
         raise ReadOnlyProfile(profile.name)
+    if lifecycle:
+        return await drain.run(args, profile, admin)
     match (args.command, args.action):
         case ("brokers", "list"):
             snapshot = await take_snapshot(admin, zookeeper=zookeeper, releases=True)

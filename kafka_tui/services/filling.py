@@ -99,10 +99,18 @@ async def fill_placeholders(
     zookeeper: str | None = None,
     timeout_ms: int = FILL_TIMEOUT_MS,
     only: Collection[tuple[str, int]] | None = None,
+    only_rack: str | None = None,
+    only_broker: int | None = None,
 ) -> list[FillResult]:
-    """Fill every open placeholder a live broker can take (`only`: these partitions')."""
+    """Fill every open placeholder a live broker can take (`only`: these partitions').
+    `only_broker`: only it may fill, and only placeholders preferring `only_rack` (a
+    replaced broker's: `brokers replace` offers them to the new one)."""
     snapshot = await take_snapshot(admin, zookeeper=zookeeper, store=store)
     slots = [s for s in open_slots(snapshot) if only is None or (s.topic, s.partition) in only]
+    takers = snapshot.brokers
+    if only_broker is not None:
+        slots = [s for s in slots if s.rack == only_rack]
+        takers = [b for b in snapshot.brokers if b.id == only_broker]
     entries = dict(snapshot.placeholders)
     corrected = {e.topic: e for e in snapshot.stale_records}
     replicas = {
@@ -110,7 +118,7 @@ async def fill_placeholders(
         for t in {s.topic for s in slots}
         for p in snapshot.topics[t].partitions
     }
-    fills = choose_fills(snapshot.brokers, snapshot.load, replicas, slots)
+    fills = choose_fills(takers, snapshot.load, replicas, slots)
     # Kafka's own answer is the lease: a partition being reassigned (another watcher's fill,
     # or another tool) is left alone this round. Two watchers that still race compute the
     # same target from the same replicas (the choice is deterministic), and a reassignment

@@ -141,6 +141,8 @@ class AdminPort(Protocol):
         self, brokers: Sequence[int], topics: Sequence[str]
     ) -> None: ...
 
+    async def set_cordon(self, broker: int, value: str | None) -> None: ...
+
     async def elect_leaders(
         self,
         partitions: Sequence[tuple[str, int]],

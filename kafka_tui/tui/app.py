@@ -103,7 +103,8 @@ class KafkaTuiApp(App[None]):
     def on_told(self, message: Told) -> None:
         """Every notice of the screens and their workers, shown by one policy."""
         n = message.notice
-        self.notify(n.text, title=n.title, severity=n.severity, timeout=n.timeout)
+        # No markup: a Kafka message or a topic list ("[1, 2]") is shown as it is.
+        self.notify(n.text, title=n.title, severity=n.severity, timeout=n.timeout, markup=False)
 
     def report_worker_failure(self, worker: Worker[object]) -> None:
         """The one place unexpected failures end up: a modal with the error, never a crash."""

@@ -77,6 +77,6 @@ async def test_the_app_shows_a_posted_notice_by_its_policy() -> None:
     assert shown == [
         (
             "Broker 3 refused it.",
-            {"title": "Delete failed", "severity": "error", "timeout": 12.0},
+            {"title": "Delete failed", "severity": "error", "timeout": 12.0, "markup": False},
         )
     ]

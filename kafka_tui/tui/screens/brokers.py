@@ -1,19 +1,23 @@
 """The brokers as KIP-409 sees them (live and observed-offline, their load, the Kafka release
 each live one runs, its cordoned log directories) and the open placeholders, with `f` to fill
-them on live brokers and `e` to give every partition its preferred leader back."""
+them on live brokers, `e` to give every partition its preferred leader back, and `d` to drain
+the highlighted broker (services/drain.py: cordon, leadership off, every replica off, with a
+live progress line; `esc` stops it cleanly)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, ProgressBar, Static
 
 from ...admin import AdminError
 from ...config import Profile
 from ...planning.placement import cordon_warning
+from ...services import drain as draining
 from ...services.filling import fill_placeholders
 from ...services.leaders import (
     ElectionType,
@@ -27,13 +31,20 @@ from ...services.snapshot import Snapshot, take_snapshot
 from .. import notices
 from ..widgets.broker_table import BrokerTable, observed_source
 from .base import KafkaScreen, placeholder_store
+from .drain import DrainConfirm, progress_words
 
 
 class BrokersScreen(KafkaScreen):
     profile: Profile
-    CHANGE_ACTIONS = frozenset({"fill", "elect"})
+    CHANGE_ACTIONS = frozenset({"fill", "elect", "drain"})
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.pop_screen", "Back", id="brokers.back"),
+        Binding(
+            "escape",
+            "back",
+            "Back / stop",
+            id="brokers.back",
+            tooltip="Stop the running drain (finished moves stay), or go back",
+        ),
         Binding("r", "refresh", "Refresh", id="brokers.refresh", tooltip="Read the brokers again"),
         Binding(
             "f",
@@ -49,6 +60,13 @@ class BrokersScreen(KafkaScreen):
             id="brokers.elect",
             tooltip="Preferred leader election on every topic",
         ),
+        Binding(
+            "d",
+            "drain",
+            "Drain broker",
+            id="brokers.drain",
+            tooltip="Cordon the highlighted broker, move its leaders then its replicas off",
+        ),
     ]
 
     def __init__(self, profile: Profile, admin: AdminPort) -> None:
@@ -57,14 +75,19 @@ class BrokersScreen(KafkaScreen):
         self.admin = admin
         self.snapshot: Snapshot | None = None
         self.placeholders: PlaceholderState | None = None
+        self.draining: list[int] = []  # the brokers of the running drain
+        self.stop_drain = asyncio.Event()
 
     def compose(self) -> ComposeResult:
         yield Static("Brokers: reading…", id="brokers-header", markup=False)
         yield BrokerTable(id="brokers")
         yield Static("", id="placeholders-line", markup=False)
+        yield Static("", id="drain-status", markup=False)
+        yield ProgressBar(id="drain-progress", show_eta=False)
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#drain-progress", ProgressBar).display = False
         self.query_one(BrokerTable).focus()
         self.load()
 
@@ -111,7 +134,8 @@ class BrokersScreen(KafkaScreen):
             filter(None, [state.line(self._fill_key()), cordon_warning(snapshot.brokers)])
         )
         line.update(text)
-        orphaned = await orphaned_throttles(self.admin)
+        # A running drain holds its throttle from its first move to its last.
+        orphaned = [] if self.draining else await orphaned_throttles(self.admin)
         if orphaned:
             line.update(
                 f"{text}\nOrphaned replication throttles (no reassignment needs them) on "
@@ -154,4 +178,81 @@ class BrokersScreen(KafkaScreen):
             self.tell(notices.failed(exc.message, "Leader election failed"))
         else:
             self.tell(notices.for_election(outcome))
+        self.load()
+
+    # -- drain -------------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        if self.draining:
+            self.stop_drain.set()
+            self.query_one("#drain-status", Static).update(
+                "Stopping the drain: cancelling the moves still copying…"
+            )
+        else:
+            self.app.pop_screen()
+
+    def action_drain(self) -> None:
+        if self.draining:
+            return
+        table = self.query_one(BrokerTable)
+        if table.row_count == 0:
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if key is not None and key.isdigit():
+            self.drain([int(key)])
+
+    @work(exclusive=True, group="drain", exit_on_error=False)
+    async def drain(self, brokers: list[int]) -> None:
+        """Preview, confirm, run with a live line and bar; `esc` stops it cleanly."""
+        status = self.query_one("#drain-status", Static)
+        status.update(f"Planning the drain of broker {', '.join(map(str, brokers))}…")
+        try:
+            preview = await draining.preview_drain(
+                self.admin, brokers, zookeeper=self.profile.zookeeper_connect
+            )
+        except AdminError as exc:
+            status.update("")
+            self.tell(notices.failed(exc.message, "Cannot plan the drain"))
+            return
+        choice = await self.app.push_screen_wait(DrainConfirm(preview))
+        if choice is None:
+            status.update("")
+            return
+        self.draining = preview.brokers
+        self.stop_drain.clear()
+        bar = self.query_one("#drain-progress", ProgressBar)
+        bar.display = True
+
+        steps: set[str] = set()
+
+        def progress(p: draining.DrainProgress) -> None:
+            if p.step == "moving" and p.step not in steps:
+                self.load()  # the table shows the cordon and the leaders moved off
+            steps.add(p.step)
+            status.update(progress_words(preview.brokers, p))
+            bar.update(total=p.total or p.of or None, progress=p.copied if p.total else p.done)
+
+        try:
+            outcome = await draining.run(
+                self.admin,
+                preview,
+                batch=choice.batch,
+                throttle=choice.throttle,
+                stop=self.stop_drain,
+                progress=progress,
+            )
+        except AdminError as exc:
+            self.tell(notices.failed(exc.message, "Drain failed"))
+            return
+        finally:
+            self.draining = []
+            bar.display = False
+        text = outcome.message
+        if outcome.state == "interrupted":
+            ids = " ".join(map(str, preview.brokers))
+            text += f" Resume: d again, or `kafka-tui brokers drain {ids}`."
+        if outcome.rollback_file:
+            text += f"\nRollback file (the replicas before): {outcome.rollback_file}"
+        status.update(text)
+        self.tell((notices.done if outcome.ok else notices.warning)(text, "Drain"))
         self.load()

@@ -16,6 +16,8 @@ from textual.widgets import Button, Input, Label, Static
 from ...config import Profile
 from ...secrets import SecretError, SecretSource, answered, prompt_text, questions, read_sources
 from ...secrets import remember as remember_answer
+from .. import notices
+from ..notices import Told
 
 if TYPE_CHECKING:
     from ..app import KafkaTuiApp
@@ -63,7 +65,7 @@ class SecretDialog(ModalScreen[str | None]):
         if value:
             self.dismiss(value)
         else:
-            self.notify("Nothing typed", severity="warning")
+            self.app.post_message(Told(notices.hint("Nothing typed")))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -96,4 +98,4 @@ def _give_up(app: KafkaTuiApp, message: str) -> None:
         app.exit_note = message
         app.exit(return_code=2)
     else:
-        app.notify(message, title="Not connected", severity="error", markup=False)
+        app.post_message(Told(notices.failed(message, "Not connected")))
