@@ -243,7 +243,10 @@ class DevCluster:
         if count < 1:
             raise ClusterError("a cluster needs at least one broker")
         shutil.rmtree(self.root, ignore_errors=True)
-        secured = SecurityState.generate() if security != "plaintext" else None
+        # SCRAM users and TLS: sasl_ssl, and sasl_oauthbearer (OAUTHBEARER beside SCRAM).
+        secured = (
+            SecurityState.generate() if security in ("sasl_ssl", "sasl_oauthbearer") else None
+        )
         if secured is not None:
             security_module.write_tls_material(self.root)
         ports = probe.free_ports(count + 2)
