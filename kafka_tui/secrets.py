@@ -71,7 +71,7 @@ def source_keys(keys: Iterable[str]) -> dict[str, type]:
     return {
         f"{key.removesuffix('_env')}{suffix}": str
         for key in keys
-        if key.endswith("_env")
+        if key.endswith("_env") and key.removesuffix("_env") in NEEDED
         for suffix in SOURCE_SUFFIXES[1:]
     }
 
@@ -79,7 +79,14 @@ def source_keys(keys: Iterable[str]) -> dict[str, type]:
 def profile_sources(body: Mapping[str, Any], at: str) -> tuple[SecretSource, ...]:
     """The command and keyring sources a profile's table names; one source per setting."""
     found: list[SecretSource] = []
-    stems = {k.removesuffix(s) for k in body for s in SOURCE_SUFFIXES[1:] if k.endswith(s)}
+    # The secret settings of a connection only: another key that ends so is its own setting
+    # (sasl_oauthbearer_token_command runs again for each new token, oauth_config.py).
+    stems = {
+        k.removesuffix(s)
+        for k in body
+        for s in SOURCE_SUFFIXES[1:]
+        if k.endswith(s) and k.removesuffix(s) in NEEDED
+    }
     for stem in sorted(stems):
         given = [stem + s for s in SOURCE_SUFFIXES if stem + s in body]
         if len(given) > 1:

@@ -663,9 +663,11 @@ def check_jaas(drawn: tuple[str, str]) -> str | None:
         kind, options = parse_jaas(text, "client.properties:3")
     except PropertiesError as exc:
         return _no_secret(str(exc), secret)
-    # Krb5LoginModule (GSSAPI) needs neither: a keytab or a ticket cache logs in.
-    assert kind == "GSSAPI" or ("username" in options and "password" in options)
-    assert kind in ("SCRAM", "PLAIN", "GSSAPI")
+    # SCRAM and PLAIN name a user; the password may come from the profile's source or be
+    # asked (secrets.py). Krb5LoginModule (a keytab or a ticket cache), OAuthBearerLoginModule
+    # and AWS's IAMLoginModule name no user.
+    assert kind in ("SCRAM", "PLAIN", "GSSAPI", "OAUTHBEARER", "AWS_MSK_IAM")
+    assert kind not in ("SCRAM", "PLAIN") or "username" in options
     return None
 
 

@@ -163,12 +163,17 @@ def test_a_bad_source_is_a_config_error(keys: dict[str, Any], says: str) -> None
     assert says in str(failure.value)
 
 
-def test_every_secret_env_key_takes_a_command_and_a_keyring() -> None:
-    # a mechanism's new secret (`<name>_env`) gets the other sources with no more code
-    assert secrets.source_keys(["sasl_oauthbearer_client_secret_env", "client_id"]) == {
-        "sasl_oauthbearer_client_secret_command": str,
-        "sasl_oauthbearer_client_secret_keyring": str,
+def test_the_connections_secret_settings_take_a_command_and_a_keyring() -> None:
+    # Only settings of the connection itself: OAUTHBEARER's token command is a setting of its
+    # own (run again for each new token), not a source of a `sasl_oauthbearer_token` secret.
+    keys = ["sasl_password_env", "ssl_password_env", "sasl_oauthbearer_token_env", "client_id"]
+    assert secrets.source_keys(keys) == {
+        "sasl_password_command": str,
+        "sasl_password_keyring": str,
+        "ssl_password_command": str,
+        "ssl_password_keyring": str,
     }
+    assert secrets.profile_sources({"sasl_oauthbearer_token_command": "get-token"}, "p") == ()
 
 
 def test_a_password_in_the_command_config_wins_over_the_profiles_source(tmp_path: Path) -> None:
