@@ -332,6 +332,22 @@ class AdminConnection:
         found = (release_numbers(kafka_release(v)) for v in known)
         return sorted({r for r in found if r is not None})
 
+    async def _ask_each(self, request: Any, brokers: Sequence[int]) -> dict[int, Any]:
+        """`request` about each of `brokers` itself, sent to it, all at once: the answers
+        that came. Not retried elsewhere: another broker's answer would be taken for this
+        one's; a broker that does not answer is left out."""
+        answers = await asyncio.gather(
+            *(self._send(request, b, retry=False) for b in brokers), return_exceptions=True
+        )
+        found = {}
+        for broker, answer in zip(brokers, answers, strict=True):
+            if isinstance(answer, BaseException):
+                if not isinstance(answer, Exception):
+                    raise answer
+                continue
+            found[broker] = answer
+        return found
+
     async def _cluster(self) -> protocol.ClusterAnswer:
         """DescribeCluster's answer; from a broker older than Kafka 2.8, which has no
         DescribeCluster, the same facts from a Metadata answer about no topic (its brokers,

@@ -9,7 +9,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from . import protocol
 from .batches import (
@@ -88,22 +88,6 @@ class AdminReads(AdminConnection):
             for broker, answer in answers.items()
             if not (read := request.answer(answer)).error_code
         }
-
-    async def _ask_each(self, request: Any, brokers: Sequence[int]) -> dict[int, Any]:
-        """`request` about each of `brokers` itself, sent to it, all at once: the answers
-        that came. Not retried elsewhere: another broker's answer would be taken for this
-        one's; a broker that does not answer is left out."""
-        answers = await asyncio.gather(
-            *(self._send(request, b, retry=False) for b in brokers), return_exceptions=True
-        )
-        found = {}
-        for broker, answer in zip(brokers, answers, strict=True):
-            if isinstance(answer, BaseException):
-                if not isinstance(answer, Exception):
-                    raise answer
-                continue
-            found[broker] = answer
-        return found
 
     async def log_dirs(self, brokers: Sequence[int]) -> dict[int, BrokerLogDirs]:
         """Each of `brokers` (live ones) -> its log directories and the cordoned ones

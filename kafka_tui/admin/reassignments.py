@@ -342,6 +342,17 @@ class AdminReassignments(AdminConnection):
         if response.error_code:
             name = _name(response.error_code)
             raise KafkaRequestError(name, _sentence(name, what, response.error_message))
+        # Brokers apply the controller's record after it answers: wait until no live broker
+        # lists it, so a `brokers list` right after agrees (seen: broker 4 listed after the
+        # forget returned, read from a broker that had not applied it yet).
+        request = protocol.DescribeClusterRequest()
+
+        async def unlisted() -> bool | None:
+            answers = await self._ask_each(request, list(await self._live_brokers()))
+            listed = (request.answer(a).brokers for a in answers.values())
+            return None if any(b.broker_id == broker_id for bs in listed for b in bs) else True
+
+        await poll_until(unlisted, time.monotonic() + self.settings.request_timeout_ms / 1000)
 
     async def _live_brokers(self) -> dict[int, str]:
         """Running (unfenced) brokers: id -> host:port, from DescribeCluster."""
