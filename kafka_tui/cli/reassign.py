@@ -202,6 +202,8 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         return 0
     if profile.read_only:
         raise ReadOnlyProfile(profile.name)
+    if args.action == "throttle":
+        return await _change_rate(args.rate, admin, as_json)
     if args.action == "cancel":
         settled = await service.cancel_reassignments(admin, topics)
     else:
@@ -212,3 +214,27 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         what = f" for {', '.join(args.topics)}" if args.topics else ""
         print(f"No reassignment in progress{what}.", file=sys.stderr)
     return output.results(settled.results, as_json)
+
+
+async def _change_rate(rate: int, admin: KafkaAdmin, as_json: bool) -> int:
+    """`reassignments throttle RATE`: exit 0 once every broker involved shows the rate."""
+    from ..admin.reassignments import FOLLOWER_RATE, LEADER_RATE
+    from ..services.throttles import NothingToThrottle, change_throttle_rate
+
+    if rate < 1:
+        raise parsing.UsageError("reassignments throttle: RATE must be at least 1 byte per second")
+    try:
+        change = await change_throttle_rate(admin, rate)
+    except NothingToThrottle as exc:
+        print(f"Error ({exc.name}): {exc.message}", file=sys.stderr)
+        return 1
+    if as_json:
+        output.emit_json(change.to_json())
+    else:
+        for b in change.brokers:
+            shown = change.shown.get(b, {})
+            print(
+                f"Broker {b}: leader {shown.get(LEADER_RATE)} B/s, follower "
+                f"{shown.get(FOLLOWER_RATE)} B/s"
+            )
+    return 0 if change.verified else 1

@@ -20,6 +20,13 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     wait = actions.add_parser("wait", help="wait for reassignments; then remove their throttles")
     wait.add_argument("topics", nargs="*", metavar="TOPIC", help="default: every topic")
     wait.add_argument("--wait-timeout", type=float, default=3600, metavar="SECONDS")
+    throttle = actions.add_parser(
+        "throttle",
+        help="change the replication throttle rate of the reassignments in progress, on every "
+        "broker they use (read back from each broker)",
+    )
+    throttle.add_argument("rate", type=int, metavar="BYTES_PER_S", help="the new rate")
+    throttle.add_argument("topics", nargs="*", metavar="TOPIC", help=argparse.SUPPRESS)
     wait.add_argument(
         "--elect-leaders",
         action="store_true",

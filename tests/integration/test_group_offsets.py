@@ -1,0 +1,61 @@
+"""Deleting a group's committed offsets (`groups offsets delete`, OffsetDelete) on both real
+clusters: the topic's offsets go, the group's other topics keep theirs (read back with
+OffsetFetch), and a group whose live member (a real aiokafka consumer) reads the topic is
+refused by Kafka with GROUP_SUBSCRIBED_TO_TOPIC."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
+
+from ..conftest import Cluster
+from .test_cli import run_json
+from .test_consumer_groups import ActiveMember, commit_and_leave, create, produce_keyed
+
+Names = Callable[[str], str]
+
+
+async def _committed(bootstrap: str, group: str, topics: dict[str, list[int]]) -> dict:
+    async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
+        found = await admin.consumer_groups_of(topics)
+    return {g.group: {t: dict(p) for t, p in g.committed.items()} for g in found.groups}.get(
+        group, {}
+    )
+
+
+def test_offsets_deleted_for_the_topic_only(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    gone, kept, group = topic_name("gone"), topic_name("kept"), topic_name("group")
+    servers = cluster.bootstrap_servers
+    asyncio.run(create(servers, TopicSpec(gone, 2, 1), TopicSpec(kept, 1, 1)))
+    asyncio.run(commit_and_leave(servers, group, {(gone, 0): 5, (gone, 1): 7, (kept, 0): 3}))
+    code, results = run_json(capsys, cluster, "groups", "offsets", "delete", group, "--topic", gone)
+    assert code == 0, results
+    assert [(r["topic"], r["partition"], r["ok"]) for r in results] == [
+        (gone, 0, True),
+        (gone, 1, True),
+    ]
+    # Read back with OffsetFetch: the deleted topic has none left, the other topic keeps its.
+    assert asyncio.run(_committed(servers, group, {gone: [0, 1], kept: [0]})) == {kept: {0: 3}}
+
+
+def test_refused_while_a_member_reads_the_topic(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    topic, group = topic_name(), topic_name("group")
+    servers = cluster.bootstrap_servers
+    asyncio.run(create(servers, TopicSpec(topic, 1, 1)))
+    asyncio.run(produce_keyed(servers, topic, 1))
+    with ActiveMember(servers, topic, group, 10):
+        code, results = run_json(
+            capsys, cluster, "groups", "offsets", "delete", group, "--topic", topic
+        )
+        assert code == 1
+        assert results[0]["error"] == "GROUP_SUBSCRIBED_TO_TOPIC", results
+        assert "active members subscribes to" in results[0]["message"]
+        assert asyncio.run(_committed(servers, group, {topic: [0]})) == {topic: {0: 10}}
