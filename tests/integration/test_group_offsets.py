@@ -59,3 +59,29 @@ def test_refused_while_a_member_reads_the_topic(
         assert results[0]["error"] == "GROUP_SUBSCRIBED_TO_TOPIC", results
         assert "active members subscribes to" in results[0]["message"]
         assert asyncio.run(_committed(servers, group, {topic: [0]})) == {topic: {0: 10}}
+
+
+def test_topic_delete_takes_the_groups_offsets_with_it(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    """`topics delete --delete-group-offsets`: a group that read only the topic and one that
+    read another topic too both lose their offsets on it; the second keeps its other topic's.
+    Re-created under the same name, the topic has no committed offset for either group."""
+    topic, other = topic_name(), topic_name("other")
+    only, both = topic_name("only"), topic_name("both")
+    servers = cluster.bootstrap_servers
+    asyncio.run(create(servers, TopicSpec(topic, 2, 1), TopicSpec(other, 1, 1)))
+    asyncio.run(commit_and_leave(servers, only, {(topic, 0): 4, (topic, 1): 4}))
+    asyncio.run(commit_and_leave(servers, both, {(topic, 0): 2, (other, 0): 9}))
+    code, results = run_json(
+        capsys, cluster, "topics", "delete", topic, "--yes", "--delete-group-offsets"
+    )
+    assert code == 0, results
+    assert results[0]["ok"] is True
+    assert sorted((g["group"], g["ok"]) for g in results[0]["group_offsets"]) == sorted(
+        [(only, True), (both, True)]
+    )
+    assert asyncio.run(_committed(servers, both, {other: [0]})) == {other: {0: 9}}
+    asyncio.run(create(servers, TopicSpec(topic, 2, 1)))
+    for group in (only, both):
+        assert asyncio.run(_committed(servers, group, {topic: [0, 1]})) == {}
