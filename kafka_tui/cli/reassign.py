@@ -203,6 +203,10 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     if profile.read_only:
         raise ReadOnlyProfile(profile.name)
     if args.action == "throttle":
+        if args.auto:
+            return await _auto_rate(args, admin, as_json)
+        if args.rate is None:
+            raise parsing.UsageError("reassignments throttle: give BYTES_PER_S, or --auto")
         return await _change_rate(args.rate, admin, as_json)
     if args.action == "cancel":
         settled = await service.cancel_reassignments(admin, topics)
@@ -238,3 +242,38 @@ async def _change_rate(rate: int, admin: KafkaAdmin, as_json: bool) -> int:
                 f"{shown.get(FOLLOWER_RATE)} B/s"
             )
     return 0 if change.verified else 1
+
+
+async def _auto_rate(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
+    """`reassignments throttle --auto`: the rule of services/throttle_auto.py until the
+    reassignments end; one line per change on stderr (the JSON document at the end)."""
+    from ..services.throttle_auto import AutoRule, Step, auto_throttle
+
+    for flag, value in (("--min", args.min), ("--max", args.max), ("BYTES_PER_S", args.rate)):
+        if value is not None and value < 1:
+            raise parsing.UsageError(f"reassignments throttle: {flag} must be at least 1")
+    if args.min > args.max:
+        raise parsing.UsageError("reassignments throttle: --min must not be above --max")
+    if args.interval <= 0:
+        raise parsing.UsageError("reassignments throttle: --interval must be above 0")
+
+    def show(step: Step) -> None:
+        print(
+            f"{step.at:6.1f}s rate {step.rate} B/s ({step.reason}; under-replicated "
+            f"{step.signals.under_replicated}, slowest broker {step.signals.latency_ms:.0f} ms)",
+            file=sys.stderr,
+        )
+
+    rule = AutoRule(args.min, args.max, args.interval, args.latency_limit)
+    start = min(max(args.rate or args.min, args.min), args.max)
+    run = await auto_throttle(admin, rule, start, show)
+    if as_json:
+        output.emit_json(run.to_json())
+    elif not run.steps:
+        print("No reassignment in progress.", file=sys.stderr)
+    else:
+        print(
+            f"Reassignments done; last rate {run.steps[-1].rate} B/s"
+            + ("; throttle rates removed." if run.removed else ".")
+        )
+    return 0 if all(s.verified for s in run.steps) else 1

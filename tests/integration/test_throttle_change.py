@@ -86,3 +86,55 @@ def test_throttle_change_without_a_move_says_so(
     assert "NO_REASSIGNMENT_IN_PROGRESS" in err and "No reassignment is in progress" in err
     code, _out, err = run(capsys, cluster, "reassignments", "throttle", "0")
     assert code == 2 and "at least 1 byte per second" in err
+
+
+def test_auto_mode_raises_the_rate_while_the_brokers_cope(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    """A move started at a 1 KB/s throttle, handed to `--auto --min 2000`: the rule doubles
+    the rate while nothing falls out of sync (an idle dev cluster), each raise read back from
+    the brokers, until the move ends; the rates were set before it, so it leaves them."""
+    topic = topic_name()
+    servers = cluster.bootstrap_servers
+    asyncio.run(create(servers, TopicSpec(topic, assignment={0: [1]})))
+    asyncio.run(_fill(servers, topic, 200, 5000))  # ~1 MB
+    code, moved = run_json(
+        capsys,
+        cluster,
+        "topics",
+        "reassign",
+        topic,
+        "--replica-assignment",
+        "0=2",
+        "--throttle",
+        "1000",
+        "--no-wait",
+    )
+    assert code == 0, moved
+    try:
+        code, auto = run_json(
+            capsys,
+            cluster,
+            "reassignments",
+            "throttle",
+            "--auto",
+            "--min",
+            "2000",
+            "--max",
+            "100000000",
+            "--interval",
+            "0.5",
+            "--latency-limit",
+            "5000",
+        )
+        assert code == 0, auto
+        assert isinstance(auto, dict)
+        rates = [s["rate"] for s in auto["steps"]]
+        assert all(s["verified"] for s in auto["steps"]), auto
+        assert len(rates) >= 2 and rates[0] == 2000 and rates[1] == 4000, auto
+        assert auto["removed"] is False  # `topics reassign --throttle` set them
+        code, listed = run_json(capsys, cluster, "reassignments", "list", topic)
+        assert listed == []  # it ran until the move ended
+    finally:
+        run(capsys, cluster, "reassignments", "cancel", topic)
+        run(capsys, cluster, "throttles", "clear", "--yes")
