@@ -97,7 +97,9 @@ def test_auto_mode_raises_the_rate_while_the_brokers_cope(
     topic = topic_name()
     servers = cluster.bootstrap_servers
     asyncio.run(create(servers, TopicSpec(topic, assignment={0: [1]})))
-    asyncio.run(_fill(servers, topic, 200, 5000))  # ~1 MB
+    # ~4 MB: a throttle lets the first fetch (replica.fetch.max.bytes, 1 MB) through at once
+    # (the quota is measured over a window): with 1 MB the move was done before a first step.
+    asyncio.run(_fill(servers, topic, 800, 5000))
     code, moved = run_json(
         capsys,
         cluster,
