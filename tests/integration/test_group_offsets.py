@@ -6,6 +6,7 @@ refused by Kafka with GROUP_SUBSCRIBED_TO_TOPIC."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 
 import pytest
@@ -25,6 +26,19 @@ async def _committed(bootstrap: str, group: str, topics: dict[str, list[int]]) -
     return {g.group: {t: dict(p) for t, p in g.committed.items()} for g in found.groups}.get(
         group, {}
     )
+
+
+async def _recreate(bootstrap: str, spec: TopicSpec) -> None:
+    """Create `spec` again once the deleted topic of that name is gone (ZooKeeper mode
+    deletes asynchronously: TOPIC_ALREADY_EXISTS until then)."""
+    deadline = time.monotonic() + 60
+    async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
+        while True:
+            [result] = await admin.create_topics([spec])
+            if result.ok:
+                return
+            assert result.error == "TOPIC_ALREADY_EXISTS" and time.monotonic() < deadline, result
+            await asyncio.sleep(0.2)
 
 
 def test_offsets_deleted_for_the_topic_only(
@@ -82,6 +96,27 @@ def test_topic_delete_takes_the_groups_offsets_with_it(
         [(only, True), (both, True)]
     )
     assert asyncio.run(_committed(servers, both, {other: [0]})) == {other: {0: 9}}
-    asyncio.run(create(servers, TopicSpec(topic, 2, 1)))
+    asyncio.run(_recreate(servers, TopicSpec(topic, 2, 1)))
     for group in (only, both):
         assert asyncio.run(_committed(servers, group, {topic: [0, 1]})) == {}
+
+
+def test_kafka_itself_drops_a_deleted_topic_s_offsets(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    """Measured on Kafka 4.4 (KRaft) and 3.9 (ZooKeeper): a plain `topics delete`, without
+    --delete-group-offsets, already leaves an Empty group no committed offset on the topic
+    re-created under the same name (the coordinator drops a deleted partition's offsets). The
+    flag makes it explicit and reported, before the deletion, per group."""
+    topic, group = topic_name(), topic_name("group")
+    servers = cluster.bootstrap_servers
+    asyncio.run(create(servers, TopicSpec(topic, 2, 1)))
+    asyncio.run(commit_and_leave(servers, group, {(topic, 0): 4, (topic, 1): 4}))
+    assert asyncio.run(_committed(servers, group, {topic: [0, 1]})) == {topic: {0: 4, 1: 4}}
+    code, results = run_json(capsys, cluster, "topics", "delete", topic, "--yes")
+    assert code == 0, results
+    asyncio.run(_recreate(servers, TopicSpec(topic, 2, 1)))
+    deadline = time.monotonic() + 30
+    while (left := asyncio.run(_committed(servers, group, {topic: [0, 1]}))) != {}:
+        assert time.monotonic() < deadline, left
+        time.sleep(0.2)
