@@ -28,7 +28,7 @@ from .config_rules import refusal
 from .configs import AdminConfigs
 from .connection import UNKNOWN_TOPIC, Settle, poll_until
 from .errors import AdminError, ValidationError, sentence
-from .groups import AdminGroups
+from .groups import AdminGroupOffsets
 from .journal import Expectation
 from .model import (
     DEFAULT_TIMEOUT_MS,
@@ -55,7 +55,7 @@ def _lost_note(answer: TopicAnswer) -> str:
     return f" (The answer was lost: {lost}.)" if lost else ""
 
 
-class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, AdminGroups):
+class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, AdminGroupOffsets):
     """Async admin operations. Use as `async with KafkaAdmin(settings) as admin:`.
 
     `client_side_validation=False` sends requests as given, so tests can compare the

@@ -59,6 +59,8 @@ ERROR_NAMES: dict[int, str] = {
     58: "SASL_AUTHENTICATION_FAILED",
     60: "REASSIGNMENT_IN_PROGRESS",
     67: "INVALID_PRINCIPAL_TYPE",
+    68: "NON_EMPTY_GROUP",
+    69: "GROUP_ID_NOT_FOUND",
     72: "LISTENER_NOT_FOUND",
     73: "TOPIC_DELETION_DISABLED",
     76: "UNSUPPORTED_COMPRESSION_TYPE",
@@ -66,6 +68,7 @@ ERROR_NAMES: dict[int, str] = {
     83: "ELIGIBLE_LEADERS_NOT_AVAILABLE",
     84: "ELECTION_NOT_NEEDED",
     85: "NO_REASSIGNMENT_IN_PROGRESS",
+    86: "GROUP_SUBSCRIBED_TO_TOPIC",
     89: "THROTTLING_QUOTA_EXCEEDED",
     91: "RESOURCE_NOT_FOUND",
     92: "DUPLICATE_RESOURCE",
@@ -119,6 +122,16 @@ _SENTENCES: dict[str, str] = {
     "See the broker's log.",
     "INCONSISTENT_TOPIC_ID": "{subject} was recreated while the request was in flight. Retry.",
     "NOT_ENOUGH_REPLICAS": "{subject}: not enough in-sync replicas are available.",
+    # OffsetDelete (KIP-496); `{subject}` is "Group 'billing'", `{topic}` the topic.
+    "GROUP_SUBSCRIBED_TO_TOPIC": "{subject} keeps its offsets on '{topic}': Kafka deletes a "
+    "group's offsets only for topics none of its active members subscribes to. Stop its "
+    "consumers (the group becomes Empty), then delete them.",
+    "NON_EMPTY_GROUP": "{subject} has active members: Kafka deletes the offsets of a group "
+    "with members only when they use the consumer protocol and do not subscribe to the "
+    "topic. Stop its members first.",
+    "GROUP_ID_NOT_FOUND": "{subject} does not exist (no member and no committed offset).",
+    "GROUP_AUTHORIZATION_FAILED": "{subject}: not authorized for this group (reading its "
+    "offsets needs DESCRIBE on the group, deleting them DELETE).",
     # Leader elections (ElectLeaders); `{subject}` is "Partition 'orders'-3".
     "ELECTION_NOT_NEEDED": "{subject} already has the leader this election would give it; "
     "nothing to do.",

@@ -357,3 +357,77 @@ def _why_unchecked(code: int) -> str:
     """The error a group's offsets went unread for; a coordinator that moved (or is loading)
     reads as NOT_COORDINATOR."""
     return "NOT_COORDINATOR" if code in _MOVED else error_name(code)
+
+
+# -- deleting a group's offsets (OffsetDelete) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class OffsetDeletion:
+    """One partition's outcome of `delete_group_offsets` (the shape the audit log reads)."""
+
+    group: str
+    topic: str
+    partition: int
+    ok: bool
+    error: str | None = None
+    message: str = ""
+
+
+class AdminGroupOffsets(AdminGroups):
+    async def delete_group_offsets(
+        self, group: str, topics: Mapping[str, Sequence[int]]
+    ) -> list[OffsetDeletion]:
+        """Delete `group`'s committed offsets on `topics` (name -> partitions) with
+        OffsetDelete at its coordinator: one result per partition. A group-wide refusal
+        (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...) is every partition's result."""
+        from . import audit
+
+        return await audit.audited(
+            self,
+            "group offsets delete",
+            sorted(topics),
+            {"group": group, "partitions": {t: sorted(p) for t, p in topics.items()}},
+            self._delete_offsets(group, topics),
+        )
+
+    async def _delete_offsets(
+        self, group: str, topics: Mapping[str, Sequence[int]]
+    ) -> list[OffsetDeletion]:
+        from .errors import sentence
+        from .protocol_groups import OffsetDeleteRequest
+
+        subject = f"Group '{group}'"
+        answer = None
+        for _ in range(2):  # the coordinator may move between the lookup and the request
+            unchecked: dict[str, str] = {}
+            found = await self._find_coordinators([group], unchecked)
+            if group not in found:
+                name = unchecked.get(group, "COORDINATOR_NOT_AVAILABLE")
+                raise AdminError(name, sentence(name, group, subject=subject))
+            request = OffsetDeleteRequest(group, topics)
+            answer = request.answer(await self._send_to_itself(request, found[group]))
+            if answer.error_code not in _MOVED:
+                break
+        assert answer is not None
+        pairs = [(t, p) for t, parts in topics.items() for p in parts]
+        if answer.error_code:
+            name = error_name(answer.error_code)
+            text = sentence(name, group, subject=subject)
+            return [OffsetDeletion(group, t, p, False, name, text) for t, p in pairs]
+        by_partition = {(d.topic, d.partition): d.error_code for d in answer.partitions}
+        results = []
+        for t, p in pairs:
+            err = by_partition.get((t, p), 0)
+            if err:
+                name = error_name(err)
+                about = subject if name == "GROUP_SUBSCRIBED_TO_TOPIC" else None
+                text = sentence(name, t, subject=about)
+                results.append(OffsetDeletion(group, t, p, False, name, text))
+            else:
+                results.append(
+                    OffsetDeletion(
+                        group, t, p, True, None, f"{subject}: offset of '{t}'-{p} deleted."
+                    )
+                )
+        return results

@@ -364,3 +364,61 @@ class FindCoordinatorRequest(GroupsRequest):
         return [
             Coordinator(c.key, int(c.node_id), code(c.error_code)) for c in response.coordinators
         ]
+
+
+# -- OffsetDelete (47) ----------------------------------------------------------------------
+
+
+class DeletedOffset(NamedTuple):
+    topic: str
+    partition: int
+    error_code: int  # GROUP_SUBSCRIBED_TO_TOPIC (86): a member of the group reads the topic
+
+
+class OffsetDeleteAnswer(NamedTuple):
+    group_id: str
+    error_code: int  # NON_EMPTY_GROUP (68), GROUP_ID_NOT_FOUND (69), ...
+    partitions: list[DeletedOffset]
+
+
+class OffsetDeleteRequest(WireRequest):
+    """Delete `group`'s committed offsets on `topics` (name -> partitions), at its
+    coordinator (Kafka 2.4+, KIP-496). Kafka's rule: an Empty group loses any offsets; a group
+    with members keeps those of the topics its members subscribe to (per partition:
+    GROUP_SUBSCRIBED_TO_TOPIC), and one whose members do not use the consumer protocol is
+    refused whole (NON_EMPTY_GROUP)."""
+
+    API = Api(47, "OffsetDelete", 0, 0)
+    API_KEY = 47
+
+    def __init__(self, group: str, topics: Mapping[str, Sequence[int]]) -> None:
+        self.group = group
+        self.topics = topics
+
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        topic = nested(request, "OffsetDeleteRequestTopic")
+        partition = nested(request, "OffsetDeleteRequestPartition")
+        return shape(
+            request,
+            group_id=self.group,
+            topics=tuple(
+                shape(
+                    topic,
+                    name=name,
+                    partitions=tuple(shape(partition, partition_index=p) for p in parts),
+                )
+                for name, parts in self.topics.items()
+            ),
+        )
+
+    def answer(self, response: Any) -> OffsetDeleteAnswer:
+        return OffsetDeleteAnswer(
+            self.group,
+            code(response.error_code),
+            [
+                DeletedOffset(t.name, p.partition_index, code(p.error_code))
+                for t in response.topics
+                for p in t.partitions
+            ],
+        )

@@ -431,6 +431,22 @@ class AdminReassignments(AdminConnection):
         if resources:
             await self._alter_configs(resources)
 
+    async def set_throttle_rate(self, brokers: Sequence[int], rate: int) -> None:
+        """Set both replication throttle rates of `brokers` (the live ones) to `rate` bytes
+        per second, leaving the topics' throttled replica lists as they are; returns once
+        each broker describes the new rate (bounded by the request timeout)."""
+        value = str(rate)
+        await audit.audited(
+            self,
+            "throttle rate",
+            [],
+            {"rate": rate, "brokers": sorted(set(brokers))},
+            self._alter_broker_configs(
+                brokers,
+                [(LEADER_RATE, protocol.OP_SET, value), (FOLLOWER_RATE, protocol.OP_SET, value)],
+            ),
+        )
+
     async def clear_replication_throttle(
         self, brokers: Sequence[int], topics: Sequence[str]
     ) -> None:

@@ -44,6 +44,7 @@ _COMMANDS = {
     "plan": ("kafka_tui.cli.plans", "bulk assignment plans: preview, apply, export"),
     "reassignments": ("kafka_tui.cli.reassign", "partition reassignments"),
     "throttles": ("kafka_tui.cli.throttles", "replication throttles left on brokers and topics"),
+    "groups": ("kafka_tui.cli.groups", "consumer groups: delete committed offsets"),
     "leaders": ("kafka_tui.cli.leaders", "preferred / unclean leader election"),
     "dev-cluster": ("kafka_tui.devcluster.commands", "run a real local Kafka cluster"),
     "audit": ("kafka_tui.cli.audit", "the audit log of the changes kafka-tui made"),

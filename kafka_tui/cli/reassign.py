@@ -202,6 +202,12 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         return 0
     if profile.read_only:
         raise ReadOnlyProfile(profile.name)
+    if args.action == "throttle":
+        if args.auto:
+            return await _auto_rate(args, admin, as_json)
+        if args.rate is None:
+            raise parsing.UsageError("reassignments throttle: give BYTES_PER_S, or --auto")
+        return await _change_rate(args.rate, admin, as_json)
     if args.action == "cancel":
         settled = await service.cancel_reassignments(admin, topics)
     else:
@@ -212,3 +218,62 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         what = f" for {', '.join(args.topics)}" if args.topics else ""
         print(f"No reassignment in progress{what}.", file=sys.stderr)
     return output.results(settled.results, as_json)
+
+
+async def _change_rate(rate: int, admin: KafkaAdmin, as_json: bool) -> int:
+    """`reassignments throttle RATE`: exit 0 once every broker involved shows the rate."""
+    from ..admin.reassignments import FOLLOWER_RATE, LEADER_RATE
+    from ..services.throttles import NothingToThrottle, change_throttle_rate
+
+    if rate < 1:
+        raise parsing.UsageError("reassignments throttle: RATE must be at least 1 byte per second")
+    try:
+        change = await change_throttle_rate(admin, rate)
+    except NothingToThrottle as exc:
+        print(f"Error ({exc.name}): {exc.message}", file=sys.stderr)
+        return 1
+    if as_json:
+        output.emit_json(change.to_json())
+    else:
+        for b in change.brokers:
+            shown = change.shown.get(b, {})
+            print(
+                f"Broker {b}: leader {shown.get(LEADER_RATE)} B/s, follower "
+                f"{shown.get(FOLLOWER_RATE)} B/s"
+            )
+    return 0 if change.verified else 1
+
+
+async def _auto_rate(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
+    """`reassignments throttle --auto`: the rule of services/throttle_auto.py until the
+    reassignments end; one line per change on stderr (the JSON document at the end)."""
+    from ..services.throttle_auto import AutoRule, Step, auto_throttle
+
+    for flag, value in (("--min", args.min), ("--max", args.max), ("BYTES_PER_S", args.rate)):
+        if value is not None and value < 1:
+            raise parsing.UsageError(f"reassignments throttle: {flag} must be at least 1")
+    if args.min > args.max:
+        raise parsing.UsageError("reassignments throttle: --min must not be above --max")
+    if args.interval <= 0:
+        raise parsing.UsageError("reassignments throttle: --interval must be above 0")
+
+    def show(step: Step) -> None:
+        print(
+            f"{step.at:6.1f}s rate {step.rate} B/s ({step.reason}; under-replicated "
+            f"{step.signals.under_replicated}, slowest broker {step.signals.latency_ms:.0f} ms)",
+            file=sys.stderr,
+        )
+
+    rule = AutoRule(args.min, args.max, args.interval, args.latency_limit)
+    start = min(max(args.rate or args.min, args.min), args.max)
+    run = await auto_throttle(admin, rule, start, show)
+    if as_json:
+        output.emit_json(run.to_json())
+    elif not run.steps:
+        print("No reassignment in progress.", file=sys.stderr)
+    else:
+        print(
+            f"Reassignments done; last rate {run.steps[-1].rate} B/s"
+            + ("; throttle rates removed." if run.removed else ".")
+        )
+    return 0 if all(s.verified for s in run.steps) else 1

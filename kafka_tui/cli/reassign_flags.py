@@ -20,6 +20,25 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     wait = actions.add_parser("wait", help="wait for reassignments; then remove their throttles")
     wait.add_argument("topics", nargs="*", metavar="TOPIC", help="default: every topic")
     wait.add_argument("--wait-timeout", type=float, default=3600, metavar="SECONDS")
+    throttle = actions.add_parser(
+        "throttle",
+        help="change the replication throttle rate of the reassignments in progress, on every "
+        "broker they use (read back from each broker)",
+    )
+    throttle.add_argument(
+        "rate", type=int, nargs="?", metavar="BYTES_PER_S", help="the new rate (--auto: the first)"
+    )
+    throttle.add_argument(
+        "--auto",
+        action="store_true",
+        help="until the reassignments end: double the rate while no partition outside them "
+        "falls out of sync and every broker answers within --latency-limit, else halve it",
+    )
+    throttle.add_argument("--min", type=int, default=1_000_000, metavar="BYTES_PER_S")
+    throttle.add_argument("--max", type=int, default=1_000_000_000, metavar="BYTES_PER_S")
+    throttle.add_argument("--interval", type=float, default=5.0, metavar="SECONDS")
+    throttle.add_argument("--latency-limit", type=float, default=500.0, metavar="MS")
+    throttle.add_argument("topics", nargs="*", metavar="TOPIC", help=argparse.SUPPRESS)
     wait.add_argument(
         "--elect-leaders",
         action="store_true",

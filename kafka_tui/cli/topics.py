@@ -32,6 +32,7 @@ from .words import field_error_text, worded
 
 if TYPE_CHECKING:
     from ..services.consumers import Readers
+    from ..services.group_offsets import GroupOffsetsDeleted
     from ..services.keys import KeyMapping
     from ..services.placing import PlacementOptions
     from ..services.recent_load import LoadReuse
@@ -121,6 +122,12 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         action="store_true",
         help="delete only topics that no group with members reads (classic and KIP-848 "
         "consumer groups, share and streams groups); the others are refused (TOPIC_IN_USE)",
+    )
+    delete.add_argument(
+        "--delete-group-offsets",
+        action="store_true",
+        help="first delete every group's committed offsets on the topics (OffsetDelete), so a "
+        "re-created topic does not start them at old offsets; their other topics keep theirs",
     )
     delete.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS)
 
@@ -652,6 +659,14 @@ async def _delete(
             return 1
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     deleted: list[TopicResult] = []
+    offsets: dict[str, list[GroupOffsetsDeleted]] = {}
+    if to_delete and args.delete_group_offsets:
+        from ..services.group_offsets import delete_readers_offsets
+
+        offsets = await delete_readers_offsets(admin, to_delete, readers)
+        for outcome in (o for found in offsets.values() for o in found):
+            line = outcome.message if outcome.ok else f"Error ({outcome.error}): {outcome.message}"
+            print(line, file=sys.stderr)
     if to_delete:
         deleted, warning = await delete_topics(admin, store, to_delete, timeout_ms=args.timeout_ms)
         if warning:
@@ -665,17 +680,21 @@ async def _delete(
             else r
             for r in results
         ]
+    kept = any(not o.ok for found in offsets.values() for o in found)
     if not as_json:
-        return output.results(results, as_json)
+        code = output.results(results, as_json)
+        return max(code, 1 if kept else 0)
     documents = []
     for r in map(worded, results):
         document = r.to_json()
         document["consumer_groups"] = [g.to_json() for g in readers.of(r.topic)]
         if readers.note:
             document["consumer_groups_note"] = readers.note
+        if args.delete_group_offsets:
+            document["group_offsets"] = [o.to_json() for o in offsets.get(r.topic, [])]
         documents.append(document)
     output.emit_json(documents)
-    return 0 if all(r.ok for r in results) else 1
+    return 0 if all(r.ok for r in results) and not kept else 1
 
 
 async def _configs(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:

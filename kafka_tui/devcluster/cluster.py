@@ -244,9 +244,7 @@ class DevCluster:
             raise ClusterError("a cluster needs at least one broker")
         shutil.rmtree(self.root, ignore_errors=True)
         # SCRAM users and TLS: sasl_ssl, and sasl_oauthbearer (OAUTHBEARER beside SCRAM).
-        secured = (
-            SecurityState.generate() if security in ("sasl_ssl", "sasl_oauthbearer") else None
-        )
+        secured = SecurityState.generate() if security in ("sasl_ssl", "sasl_oauthbearer") else None
         if secured is not None:
             security_module.write_tls_material(self.root)
         ports = probe.free_ports(count + 2)

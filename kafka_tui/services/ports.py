@@ -25,7 +25,7 @@ from ..admin.model import (
 
 if TYPE_CHECKING:
     from ..admin.configs import ConfigWithDefault
-    from ..admin.groups import GroupsOfTopics
+    from ..admin.groups import GroupsOfTopics, OffsetDeletion
     from ..admin.leaders import ElectionResult, ElectionType
     from ..admin.moves import MoveResult, OngoingReassignment, PartitionMove, ReplicationThrottle
     from ..admin.sampling import TailSample
@@ -136,6 +136,12 @@ class AdminPort(Protocol):
     ) -> set[tuple[str, int]]: ...
 
     async def set_replication_throttle(self, throttle: ReplicationThrottle) -> None: ...
+
+    async def delete_group_offsets(
+        self, group: str, topics: Mapping[str, Sequence[int]]
+    ) -> list[OffsetDeletion]: ...
+
+    async def set_throttle_rate(self, brokers: Sequence[int], rate: int) -> None: ...
 
     async def clear_replication_throttle(
         self, brokers: Sequence[int], topics: Sequence[str]

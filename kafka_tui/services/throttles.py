@@ -22,6 +22,7 @@ from ..admin.reassignments import (
     LEADER_RATE,
     LEADER_REPLICAS,
 )
+from .parsing import UsageError
 from .ports import AdminPort
 
 RATES = (LEADER_RATE, FOLLOWER_RATE)
@@ -223,3 +224,79 @@ async def clear_throttles(
 
     with audit.operation("throttles clear"):
         return list(await asyncio.gather(*(clear(k, n, items) for (k, n), items in groups.items())))
+
+
+# -- changing the rate of a running reassignment ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class RateChange:
+    """What `change_throttle_rate` did: the brokers of the reassignments in progress, the
+    rate asked for, and each broker's two rates as read back from the broker afterwards
+    (None: not set; a broker missing: offline, it could not be read)."""
+
+    rate: int
+    brokers: list[int]
+    shown: dict[int, dict[str, str | None]]
+
+    @property
+    def verified(self) -> bool:
+        """Every involved broker describes the new rate for both keys."""
+        return bool(self.brokers) and all(
+            self.shown.get(b, {}).get(key) == str(self.rate) for b in self.brokers for key in RATES
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "rate": self.rate,
+            "brokers": [
+                {
+                    "broker": b,
+                    "leader_rate": self.shown.get(b, {}).get(LEADER_RATE),
+                    "follower_rate": self.shown.get(b, {}).get(FOLLOWER_RATE),
+                    "ok": all(self.shown.get(b, {}).get(k) == str(self.rate) for k in RATES),
+                }
+                for b in self.brokers
+            ],
+            "ok": self.verified,
+        }
+
+
+async def read_rates(admin: AdminPort, brokers: Sequence[int]) -> dict[int, dict[str, str | None]]:
+    """Each broker's two throttle rates, from the broker itself (it describes only its own);
+    a broker that cannot be read is left out."""
+
+    async def rates(broker: int) -> dict[str, str | None] | None:
+        try:
+            return await admin.broker_configs(broker, list(RATES))
+        except AdminError:
+            return None
+
+    found = await asyncio.gather(*(rates(b) for b in brokers))
+    return {b: v for b, v in zip(brokers, found, strict=True) if v is not None}
+
+
+async def change_throttle_rate(
+    admin: AdminPort, rate: int, brokers: Sequence[int] | None = None
+) -> RateChange:
+    """Change the replication throttle rate (leader and follower) of a running move: on
+    `brokers`, default every broker a reassignment in progress uses (the replicas, adding,
+    removing and staying). The topics' throttled replica lists are left as they are. One
+    audit line ("throttle rate"); the rates are read back from every broker involved
+    (`RateChange.verified`). Raises `NothingToThrottle` when no reassignment is in progress
+    and no broker is named."""
+    if rate < 1:
+        raise UsageError("a replication throttle must be at least 1 byte per second")
+    chosen = sorted(set(brokers)) if brokers is not None else sorted((await busy(admin)).brokers)
+    if not chosen:
+        raise NothingToThrottle()
+    await admin.set_throttle_rate(chosen, rate)
+    return RateChange(rate, chosen, await read_rates(admin, chosen))
+
+
+class NothingToThrottle(AdminError):
+    def __init__(self) -> None:
+        super().__init__(
+            "NO_REASSIGNMENT_IN_PROGRESS",
+            "No reassignment is in progress: there is no running move whose throttle to change.",
+        )

@@ -12,7 +12,12 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Label, ProgressBar, Static
 
 from kafka_tui.admin import KafkaAdmin, TopicSpec
-from kafka_tui.admin.reassignments import FOLLOWER_REPLICAS, LEADER_REPLICAS
+from kafka_tui.admin.reassignments import (
+    FOLLOWER_RATE,
+    FOLLOWER_REPLICAS,
+    LEADER_RATE,
+    LEADER_REPLICAS,
+)
 from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.detail import TopicDetailScreen
 from kafka_tui.tui.screens.metadata import MetadataScreen
@@ -113,6 +118,17 @@ async def test_esc_cancels_a_throttled_reassignment_and_removes_the_throttles(
         assert [(r.partition, r.adding) for r in ongoing] == [(0, [int(changes[1:])])]
         _, throttled = await throttles(kraft_cluster, topic)
         assert throttled[FOLLOWER_REPLICAS] == f"0:{changes[1:]}"
+        # ctrl+t sets the throttle field's new rate on both brokers while it runs.
+        screen.query_one("#throttle", Input).value = "5000"
+        await pilot.press("ctrl+t")
+        deadline = time.monotonic() + 30
+        for broker in (1, int(changes[1:])):
+            while (await kadmin.broker_configs(broker, [LEADER_RATE, FOLLOWER_RATE])) != {
+                LEADER_RATE: "5000",
+                FOLLOWER_RATE: "5000",
+            }:
+                assert time.monotonic() < deadline, "ctrl+t: the brokers never showed 5000"
+                await pilot.pause(0.2)
         # The topics table underneath marks the topic being reassigned after a refresh.
         home = next(s for s in app.screen_stack if isinstance(s, MetadataScreen))
         home.action_refresh()

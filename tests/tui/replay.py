@@ -362,6 +362,12 @@ class ReplayAdmin:
     async def set_replication_throttle(self, throttle: ReplicationThrottle) -> None:
         _refuse("set_replication_throttle")
 
+    async def delete_group_offsets(self, group: str, topics: Any) -> Any:
+        _refuse("delete_group_offsets")
+
+    async def set_throttle_rate(self, brokers: Sequence[int], rate: int) -> None:
+        _refuse("set_throttle_rate")
+
     async def clear_replication_throttle(
         self, brokers: Sequence[int], topics: Sequence[str]
     ) -> None:

@@ -45,7 +45,7 @@ from ...services.reassign import (
     replication_throttle,
 )
 from ...services.snapshot import Snapshot, min_insync_replicas, take_snapshot
-from ...services.throttles import release_throttles
+from ...services.throttles import change_throttle_rate, release_throttles
 from .. import notices
 from ..widgets.moves import MoveTable
 from ..widgets.styled import ReplicaLegend
@@ -76,6 +76,13 @@ class ReassignScreen(KafkaScreen):
             "Cancel / back",
             id="reassign.cancel",
             tooltip="Cancel the running reassignment (and remove its throttles), or go back",
+        ),
+        Binding(
+            "ctrl+t",
+            "change_throttle",
+            "Throttle",
+            id="reassign.throttle",
+            tooltip="While it runs: set the throttle field's rate on every broker it uses",
         ),
         Binding(
             "ctrl+z",
@@ -236,7 +243,7 @@ class ReassignScreen(KafkaScreen):
         self.running = True
         self.cancel_requested.clear()
         for widget in self.query(Input).results():
-            widget.disabled = True
+            widget.disabled = widget.id != "throttle"  # ctrl+t changes the rate while it runs
         throttle = replication_throttle(rate, [plan]) if rate else None
         what = "replication-factor" if self.kind == "factor" else "reassign"
         try:
@@ -294,6 +301,36 @@ class ReassignScreen(KafkaScreen):
             text += f" {len(refused)} partition(s) refused."
         self._status(text + (" Throttles removed." if throttle else "") + self._rollback_words())
         self.tell(notices.done(text, "Reassignment done"))
+
+    def action_change_throttle(self) -> None:
+        rate = self._throttle_rate()
+        if not self.running or rate is None:
+            self.tell(
+                notices.hint(
+                    "While a reassignment runs, type a rate (bytes/s) in the throttle field."
+                )
+            )
+            return
+        self.change_throttle(rate)
+
+    @work(exclusive=True, group="reassign-throttle", exit_on_error=False)
+    async def change_throttle(self, rate: int) -> None:
+        try:
+            change = await change_throttle_rate(self.admin, rate)
+        except AdminError as exc:
+            self.tell(notices.failed(exc.message, "Throttle not changed"))
+            return
+        brokers = ",".join(map(str, change.brokers))
+        if change.verified:
+            self.tell(
+                notices.done(f"Throttle {rate} B/s on brokers {brokers}.", "Throttle changed")
+            )
+        else:
+            self.tell(
+                notices.warning(
+                    f"Throttle {rate} B/s sent to brokers {brokers}; not every broker shows it yet."
+                )
+            )
 
     def _rollback_words(self) -> str:
         if self.rollback_file is None:
