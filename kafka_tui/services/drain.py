@@ -259,9 +259,9 @@ async def run(
     """Run the previewed drain or replace (see the module's words). `store`: a replace then
     offers the placeholders waiting for OLD's rack to NEW."""
     if batch < 1:
-        raise UsageError("--batch must be at least 1 partition")
+        raise UsageError("a batch must be at least 1 partition")
     if throttle is not None and throttle < 1:
-        raise UsageError("--throttle must be at least 1 byte per second")
+        raise UsageError("a replication throttle must be at least 1 byte per second")
     stop = stop or asyncio.Event()
     started = time.monotonic()
     outcome = Outcome(preview, "done", "")

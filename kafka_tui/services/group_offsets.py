@@ -34,7 +34,7 @@ async def delete_offsets(
     missing = [p for p in chosen if p not in existing]
     if missing:
         raise UsageError(
-            f"--partition {','.join(map(str, missing))}: topic '{topic}' has partitions "
+            f"partition(s) {','.join(map(str, missing))}: topic '{topic}' has partitions "
             f"0-{max(existing)}"
         )
     return await admin.delete_group_offsets(group, {topic: chosen})
@@ -75,7 +75,7 @@ async def delete_readers_offsets(
                     False,
                     "SHARE_GROUP",
                     f"Group '{reader.group}' is a share group: its offsets are not deleted "
-                    "with OffsetDelete (kafka-share-groups.sh --delete-offsets does it).",
+                    "with OffsetDelete (Kafka's kafka-share-groups.sh deletes them).",
                 )
             else:
                 try:
