@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..admin.model import ConnectionSettings
 from ..admin.oauth_settings import OAuthSettings
-from . import node, oidc
+from . import node, oidc, security
 from .security import ADMIN, KEYSTORE_FILE, PROTOCOL, SecurityState, tls_files
 
 MECHANISM = "OAUTHBEARER"
@@ -112,11 +113,13 @@ def status_entry(state: SecurityState) -> dict[str, Any]:
 def connection_settings(
     state: SecurityState, root: Path, bootstrap_servers: str, user: str
 ) -> ConnectionSettings:
-    return ConnectionSettings(
-        bootstrap_servers,
-        security_protocol="SASL_SSL",
+    """The SCRAM cluster's settings (TLS from its CA), logging in with `user`'s token."""
+    scram = security.connection_settings(state, root, bootstrap_servers, user)
+    return replace(
+        scram,
         sasl_mechanism="OAUTHBEARER",
-        ssl_cafile=str(tls_files(root).ca),
+        sasl_username=None,
+        sasl_password=None,
         sasl_oauth=OAuthSettings(
             "client_credentials",
             token_endpoint_url=f"{issuer_url(state)}/token",

@@ -27,6 +27,8 @@ from typing import Any
 from joserfc import jwt
 from joserfc.jwk import RSAKey
 
+from .security import write_private
+
 NAME = "oidc"
 AUDIENCE = "kafka-tui-dev"
 ISSUER_FILE = "oidc/issuer.json"
@@ -49,17 +51,8 @@ class IssuerConfig:
 def write_issuer(root: Path, config: IssuerConfig) -> None:
     """The issuer's settings and a new RSA signing key, both readable by the owner only."""
     key = RSAKey.generate_key(2048, parameters={"kid": KEY_ID, "use": "sig", "alg": "RS256"})
-    _private(root / KEY_FILE, json.dumps(key.as_dict(private=True)))
-    _private(root / ISSUER_FILE, json.dumps(asdict(config)))
-
-
-def _private(path: Path, text: str) -> None:
-    import os
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        out.write(text)
+    write_private(root / KEY_FILE, json.dumps(key.as_dict(private=True)).encode())
+    write_private(root / ISSUER_FILE, json.dumps(asdict(config)).encode())
 
 
 def read_issuer(root: Path) -> IssuerConfig:

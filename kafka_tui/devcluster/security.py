@@ -187,7 +187,8 @@ def _pem(cert: x509.Certificate) -> bytes:
     return cert.public_bytes(serialization.Encoding.PEM)
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def write_private(path: Path, data: bytes) -> None:
+    """`data` in a file only its owner may read (keys, the issuer's signing key)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as out:
@@ -211,7 +212,7 @@ def write_tls_material(root: Path) -> TlsFiles:
         serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption(),
     )
-    _write_private(files.keystore, key_pem + _pem(cert) + _pem(ca_cert))
+    write_private(files.keystore, key_pem + _pem(cert) + _pem(ca_cert))
     return files
 
 

@@ -38,26 +38,27 @@ async def _rates(bootstrap: str, brokers: list[int]) -> dict[int, dict[str, str 
         return {b: await admin.broker_configs(b, [LEADER_RATE, FOLLOWER_RATE]) for b in brokers}
 
 
+def _start_slow_move(
+    capsys: pytest.CaptureFixture[str], cluster: Cluster, topic: str, records: int
+) -> None:
+    """`topic` on broker 1 with `records` records of 5 kB, moving to broker 2 at 1 KB/s."""
+    asyncio.run(create(cluster.bootstrap_servers, TopicSpec(topic, assignment={0: [1]})))
+    asyncio.run(_fill(cluster.bootstrap_servers, topic, records, 5000))
+    code, moved = run_json(
+        capsys,
+        cluster,
+        *("topics", "reassign", topic, "--replica-assignment", "0=2"),
+        *("--throttle", "1000", "--no-wait"),
+    )
+    assert code == 0, moved
+
+
 def test_throttle_change_reaches_every_broker_of_the_move(
     cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
 ) -> None:
     topic = topic_name()
     servers = cluster.bootstrap_servers
-    asyncio.run(create(servers, TopicSpec(topic, assignment={0: [1]})))
-    asyncio.run(_fill(servers, topic, 400, 5000))  # ~2 MB: minutes at 1 KB/s
-    code, moved = run_json(
-        capsys,
-        cluster,
-        "topics",
-        "reassign",
-        topic,
-        "--replica-assignment",
-        "0=2",
-        "--throttle",
-        "1000",
-        "--no-wait",
-    )
-    assert code == 0, moved
+    _start_slow_move(capsys, cluster, topic, 400)  # ~2 MB: minutes at 1 KB/s
     try:
         assert asyncio.run(_rates(servers, [2]))[2][FOLLOWER_RATE] == "1000"
         code, change = run_json(capsys, cluster, "reassignments", "throttle", "3000000")
@@ -95,24 +96,9 @@ def test_auto_mode_raises_the_rate_while_the_brokers_cope(
     the rate while nothing falls out of sync (an idle dev cluster), each raise read back from
     the brokers, until the move ends; the rates were set before it, so it leaves them."""
     topic = topic_name()
-    servers = cluster.bootstrap_servers
-    asyncio.run(create(servers, TopicSpec(topic, assignment={0: [1]})))
     # ~4 MB: a throttle lets the first fetch (replica.fetch.max.bytes, 1 MB) through at once
     # (the quota is measured over a window): with 1 MB the move was done before a first step.
-    asyncio.run(_fill(servers, topic, 800, 5000))
-    code, moved = run_json(
-        capsys,
-        cluster,
-        "topics",
-        "reassign",
-        topic,
-        "--replica-assignment",
-        "0=2",
-        "--throttle",
-        "1000",
-        "--no-wait",
-    )
-    assert code == 0, moved
+    _start_slow_move(capsys, cluster, topic, 800)
     try:
         code, auto = run_json(
             capsys,
