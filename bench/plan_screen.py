@@ -35,7 +35,7 @@ sys.path[:0] = [str(ROOT)]
 
 from textual.widgets import Static  # noqa: E402
 
-from kafka_tui.services.plans import PlanDocument  # noqa: E402
+from kafka_tui.services.plan_documents import PlanDocument  # noqa: E402
 from kafka_tui.tui.screens.metadata import MetadataScreen  # noqa: E402
 from kafka_tui.tui.screens.plan import PlanScreen  # noqa: E402
 from kafka_tui.tui.widgets.plan_topics import PlanTopics  # noqa: E402

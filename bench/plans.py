@@ -32,7 +32,7 @@ from placement import kafka, line, skewed_load, uneven_cluster
 
 from kafka_tui.devcluster.spark import SparkDevCluster
 from kafka_tui.planning import plan_prepared
-from kafka_tui.planning.plan import ClusterView, Intent, PlanOptions, plan_in_process, prepare
+from kafka_tui.planning.bulk_plan import ClusterView, Intent, PlanOptions, plan_in_process, prepare
 
 
 def prepared_for(topics: int, partitions: int) -> tuple[object, float]:

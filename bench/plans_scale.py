@@ -48,8 +48,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from placement import skewed_load, uneven_cluster
 
 from kafka_tui.devcluster.spark import SparkDevCluster
-from kafka_tui.planning import plan_io, plan_parts, plan_rows
-from kafka_tui.planning.plan import ClusterView, PlanOptions, plan_in_process, prepare
+from kafka_tui.planning import plan_io, plan_rows
+from kafka_tui.planning import streamed_parts as plan_parts
+from kafka_tui.planning.bulk_plan import ClusterView, PlanOptions, plan_in_process, prepare
 
 OPTIONS = PlanOptions("enabled", 2)
 

@@ -208,7 +208,7 @@ async def stop_drain(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
     await pilot.press("escape")
     await app.workers.wait_for_complete()
     if app.admin is not None:
-        from kafka_tui.services.drain import undrain
+        from kafka_tui.services.draining import undrain
 
         await undrain(app.admin, [2])
 

@@ -39,7 +39,7 @@ class _ControllerRequest(Protocol[A_co]):
 
 
 if TYPE_CHECKING:
-    from .moves import MoveResult, OngoingReassignment, PartitionMove, ReplicationThrottle
+    from .partition_moves import MoveResult, OngoingReassignment, PartitionMove, ReplicationThrottle
 
 NOT_CONTROLLER = 41
 _CONTROLLER_RETRIES = 3
@@ -164,7 +164,7 @@ class AdminReassignments(AdminConnection):
     async def _alter_partition_reassignments(
         self, moves: Sequence[PartitionMove], timeout_ms: int
     ) -> list[MoveResult]:
-        from .moves import MoveResult
+        from .partition_moves import MoveResult
 
         refused: dict[int, MoveResult] = {}
         if self.client_side_validation:
@@ -217,7 +217,7 @@ class AdminReassignments(AdminConnection):
 
     @staticmethod
     def _move_result(move: PartitionMove, code: int, detail: str | None) -> MoveResult:
-        from .moves import MoveResult
+        from .partition_moves import MoveResult
 
         what = _partition(move.topic, move.partition)
         if code:
@@ -260,7 +260,7 @@ class AdminReassignments(AdminConnection):
     async def _list_partition_reassignments(
         self, query: list[tuple[str, list[int]]] | None
     ) -> list[OngoingReassignment]:
-        from .moves import OngoingReassignment
+        from .partition_moves import OngoingReassignment
 
         timeout_ms = self.settings.request_timeout_ms
         response = await self._send_to_controller(
@@ -581,7 +581,7 @@ class AdminReassignments(AdminConnection):
                 code, message = self._lag_answer(r.resource_name, r.error_code, r.error_message)
                 raise KafkaRequestError.from_code(code, r.resource_name, message)
 
-    # -- leader elections (admin/leaders.py, imported only when leaders are elected) ---------
+    # -- leader elections (admin/elections.py, imported only when leaders are elected) ---------
 
     async def elect_leaders(
         self,
@@ -594,11 +594,11 @@ class AdminReassignments(AdminConnection):
         One result per distinct (topic, partition), in order; ELECTION_NOT_NEEDED is `ok`.
         Success means the controller elected the leader; other brokers may show it a moment
         later."""
-        from .leaders import ElectionType, elect_leaders
+        from .elections import ElectionType, elect_leaders
 
         kind = ElectionType.PREFERRED if election is None else election
         return await elect_leaders(self, partitions, kind, timeout_ms)
 
 
 if TYPE_CHECKING:
-    from .leaders import ElectionResult, ElectionType
+    from .elections import ElectionResult, ElectionType

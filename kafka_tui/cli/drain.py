@@ -1,6 +1,6 @@
 """`brokers drain ID...`, `brokers undrain ID...` and `brokers replace OLD NEW`: the preview
 (moves, bytes, replicas per broker before -> after) before asking, the run of
-services/drain.py with a bar on a terminal, Ctrl+C ending it cleanly, and the command that
+services/draining.py with a bar on a terminal, Ctrl+C ending it cleanly, and the command that
 resumes it."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from ..admin import KafkaAdmin
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
-from ..services import drain as service
+from ..services import draining as service
 from ..services.parsing import UsageError
-from ..services.reassign import human_bytes
+from ..services.reassigning import human_bytes
 from . import output
 from .topics import zookeeper_of
 

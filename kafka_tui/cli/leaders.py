@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from ..admin import KafkaAdmin, ReadOnlyProfile
 from ..config import Profile
 from ..services import parsing
-from ..services.leaders import (
+from ..services.leader_elections import (
     ElectionPreview,
     ElectionType,
     LeaderResult,

@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..services.plan_workflow import Progress
-from ..services.plans import (
+from ..services.plan_documents import (
     config_change_count,
     config_change_lines,
     findings,
     topics_named,
 )
+from ..services.plan_workflow import Progress
 from .words import with_remedies
 
 

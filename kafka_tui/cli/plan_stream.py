@@ -25,12 +25,12 @@ from ..admin import KafkaAdmin
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..paths import user_path
-from ..planning import plan_parts
-from ..planning.plan import PlanOptions
+from ..planning import streamed_parts as plan_parts
+from ..planning.bulk_plan import PlanOptions
 from ..services import parsing
 from ..services import plan_parts as parts
 from ..services.plan_apply import broker_differences
-from ..services.plans import cluster_view
+from ..services.plan_documents import cluster_view
 from ..services.snapshot import Snapshot, take_snapshot
 from ..services.spark_runner import run_streamed_job, spark_log_path
 from .plan_output import print_balance, progress_bar, refused_other_cluster, stages

@@ -29,7 +29,7 @@ from ..config import Profile
 from ..fields import Field
 from ..paths import user_path
 from ..planning import plan_io, plan_rows
-from ..planning.plan import Intent, PlanOptions
+from ..planning.bulk_plan import Intent, PlanOptions
 from ..services import parsing, plan_workflow
 from ..services.plan_apply import (
     ApplyInterrupted,
@@ -37,7 +37,7 @@ from ..services.plan_apply import (
     apply_document,
     broker_differences,
 )
-from ..services.plans import PlanDocument, config_change_count
+from ..services.plan_documents import PlanDocument, config_change_count
 from ..services.snapshot import Snapshot
 from . import output, plan_stream
 from .plan_output import plan_progress, print_summary, progress_bar, refused_other_cluster

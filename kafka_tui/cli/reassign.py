@@ -1,5 +1,5 @@
 """`topics alter --replication-factor`, `topics reassign` and `reassignments list|cancel|wait`:
-flags in, the planner and the run of `services/reassign.py`, per-topic lines or JSON out, a
+flags in, the planner and the run of `services/reassigning.py`, per-topic lines or JSON out, a
 rich progress bar while the copy runs on a terminal."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from ..config import Profile
 from ..fields import FieldError
 from ..planning.reassignment import Move, TopicPlan
 from ..services import parsing, rollback
-from ..services import reassign as service
+from ..services import reassigning as service
 from ..services.placing import PlacementOptions
-from ..services.reassign import Outcome, Progress, RunOptions
+from ..services.reassigning import Outcome, Progress, RunOptions
 from ..services.snapshot import Snapshot, min_insync_replicas, take_snapshot
 from . import output
 from .leaders import offer_election
@@ -223,7 +223,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
 async def _change_rate(rate: int, admin: KafkaAdmin, as_json: bool) -> int:
     """`reassignments throttle RATE`: exit 0 once every broker involved shows the rate."""
     from ..admin.reassignments import FOLLOWER_RATE, LEADER_RATE
-    from ..services.throttles import NothingToThrottle, change_throttle_rate
+    from ..services.replication_throttles import NothingToThrottle, change_throttle_rate
 
     if rate < 1:
         raise parsing.UsageError("reassignments throttle: RATE must be at least 1 byte per second")

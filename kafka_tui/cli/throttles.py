@@ -1,6 +1,6 @@
 """`kafka-tui throttles list | clear [--orphaned] [--yes]`: replication throttles on brokers
 and topics, whether a reassignment in progress still needs each, and removing them
-(services/throttles.py).
+(services/replication_throttles.py).
 
 `list --output json`: one object per throttle config,
 `{"kind": "broker"|"topic", "name", "config", "value", "needed"}` (a broker's name is its
@@ -17,7 +17,7 @@ from typing import Any
 from ..admin import KafkaAdmin, ReadOnlyProfile
 from ..config import Profile
 from ..services import parsing
-from ..services import throttles as service
+from ..services import replication_throttles as service
 from . import output
 
 

@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-COMPILED = ("leaders", "balance", "placement")
+COMPILED = ("leader_balance", "balance", "placement")
 HERE = Path(__file__).resolve().parent
 BUILD = HERE.parents[1] / "build" / "native"
 _STAMP = "stamp.json"

@@ -23,7 +23,7 @@ from bisect import bisect_left, insort
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kafka_tui.planning.leaders import rebalance_leaders
+from kafka_tui.planning.leader_balance import rebalance_leaders
 
 # How many equally loaded candidates a slot compares on pair history before taking the lowest
 # id. Wider spreads pairs better and costs time on every slot; 16 reaches every possible

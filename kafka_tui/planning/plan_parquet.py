@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kafka_tui.planning import plan_rows
-from kafka_tui.planning.plan import Intent
+from kafka_tui.planning.bulk_plan import Intent
 
 SUFFIX = ".parquet"
 

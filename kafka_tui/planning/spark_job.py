@@ -39,7 +39,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from kafka_tui.planning import plan_prepared
-from kafka_tui.planning.plan import Tally, run_group, write_document
+from kafka_tui.planning.bulk_plan import Tally, run_group, write_document
 from kafka_tui.planning.plan_parquet import plain_value
 
 CANCELLED = 130

@@ -31,8 +31,9 @@ from functools import reduce
 from pathlib import Path
 from typing import Any, TextIO
 
-from kafka_tui.planning import plan_csv, plan_json, plan_parquet, plan_parts
-from kafka_tui.planning.plan import Tally, Units, group_loads
+from kafka_tui.planning import plan_csv, plan_json, plan_parquet
+from kafka_tui.planning import streamed_parts as plan_parts
+from kafka_tui.planning.bulk_plan import Tally, Units, group_loads
 from kafka_tui.planning.plan_stats import balance_warnings, broker_rows, statistics
 
 Progress = Callable[[str, int, int], None]

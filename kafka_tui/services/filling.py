@@ -1,6 +1,6 @@
 """Filling KIP-409 placeholders once brokers (re)join: choose, reassign, wait, clear.
 
-Each open placeholder gets a live broker not yet in its partition (planning/filling.py);
+Each open placeholder gets a live broker not yet in its partition (planning/fill_choice.py);
 the partition grows by that replica through AlterPartitionReassignments; once Kafka reports
 the reassignment finished (the new replica caught up and joined the ISR), the placeholder is
 cleared from the record. A partition whose replica list already holds the intended count
@@ -21,9 +21,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
 from ..admin import AdminError, ConnectionSettings, KafkaAdmin, audit
-from ..admin.moves import PartitionMove
+from ..admin.partition_moves import PartitionMove
 from ..admin.placeholders import PlaceholderStore
-from ..planning.filling import OpenSlot, choose_fills
+from ..planning.fill_choice import OpenSlot, choose_fills
 from . import rollback
 from .ports import AdminPort
 from .snapshot import Snapshot, take_snapshot

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 from ..admin import AdminError, ClusterInfo, TopicDescription
 from ..admin.placeholders import PlaceholderStore
-from ..planning.filling import choose_fills
+from ..planning.fill_choice import choose_fills
 from ..planning.placement import Broker, Load
 from .filling import open_slots
 from .ports import AdminPort
+from .replication_throttles import list_throttles
 from .snapshot import Snapshot
-from .throttles import list_throttles
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Plans too big for one process (issue 29), on the services' side: whether a plan file takes
 the streamed path (its rows counted without holding them), the parts directory the Spark job
-writes (`planning/plan_parts.py`: a summary, then topic entries one a line), and `plan apply` of
+writes (`planning/streamed_parts.py`: a summary, then topic entries one a line), and `plan apply` of
 such a directory a chunk at a time through `plan_apply.apply_document`, so memory stays flat
 whatever the plan's size."""
 
@@ -16,7 +16,8 @@ from typing import Any
 from ..admin import TopicResult
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore
-from ..planning import plan_parquet, plan_parts
+from ..planning import plan_parquet
+from ..planning import streamed_parts as plan_parts
 from .plan_apply import ApplyInterrupted, apply_document
 from .ports import AdminPort
 from .snapshot import Snapshot

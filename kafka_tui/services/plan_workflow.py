@@ -22,7 +22,7 @@ from typing import Literal
 
 from ..admin.placeholders import PlaceholderStore
 from ..planning import plan_io, plan_parquet, plan_saved
-from ..planning.plan import (
+from ..planning.bulk_plan import (
     ClusterView,
     Intent,
     PlanOptions,
@@ -30,7 +30,7 @@ from ..planning.plan import (
     plan_in_process,
     prepare,
 )
-from .plans import PlanDocument, cluster_view
+from .plan_documents import PlanDocument, cluster_view
 from .ports import AdminPort
 from .snapshot import Snapshot, take_snapshot
 from .spark_runner import Show, read_parquet_plan, run_spark_job, spark_log_path

@@ -25,9 +25,14 @@ from ..admin.model import (
 
 if TYPE_CHECKING:
     from ..admin.configs import ConfigWithDefault
+    from ..admin.elections import ElectionResult, ElectionType
     from ..admin.groups import GroupsOfTopics, OffsetDeletion
-    from ..admin.leaders import ElectionResult, ElectionType
-    from ..admin.moves import MoveResult, OngoingReassignment, PartitionMove, ReplicationThrottle
+    from ..admin.partition_moves import (
+        MoveResult,
+        OngoingReassignment,
+        PartitionMove,
+        ReplicationThrottle,
+    )
     from ..admin.sampling import TailSample
 
 

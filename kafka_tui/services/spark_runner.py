@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import user_path
-from ..planning import plan_parquet, plan_parquet_arrow, plan_parts, plan_prepared
-from ..planning.plan import Intent, Prepared
+from ..planning import plan_parquet, plan_parquet_arrow, plan_prepared
+from ..planning import streamed_parts as plan_parts
+from ..planning.bulk_plan import Intent, Prepared
 
 TERMINATE_SECONDS = 10.0  # then the job is killed
 

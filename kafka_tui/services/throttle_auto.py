@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .ports import AdminPort
-from .throttles import RATES, busy, change_throttle_rate, read_rates
+from .replication_throttles import RATES, busy, change_throttle_rate, read_rates
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from textual.notifications import SeverityLevel
 from ..admin import TopicResult
 from ..services.filling import NO_BROKER_AVAILABLE, FillResult
 from ..services.keys import KEY_MAPPING_WARNING
-from ..services.leaders import ElectionOutcome
+from ..services.leader_elections import ElectionOutcome
 from ..services.placing import UNDER_REPLICATED_WARNING
 
 

@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec  # noqa: E402
-from kafka_tui.admin.moves import PartitionMove  # noqa: E402
+from kafka_tui.admin.partition_moves import PartitionMove  # noqa: E402
 from kafka_tui.admin.placeholders import PlaceholderStore  # noqa: E402
 from kafka_tui.devcluster import DevCluster, Mode  # noqa: E402
 from kafka_tui.devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics  # noqa: E402

@@ -767,7 +767,7 @@ plan_configs = st.lists(
 
 @st.composite
 def intents(draw: st.DrawFn) -> Any:
-    from kafka_tui.planning.plan import Intent
+    from kafka_tui.planning.bulk_plan import Intent
 
     count = st.none() | st.integers(1, 2**31 - 1) | st.integers(1, 9)
     factor, minimum = draw(st.none() | st.integers(1, 5)), draw(st.none() | st.integers(1, 5))
@@ -845,7 +845,7 @@ plan_texts = st.one_of(
 @target("plan_files", plan_texts)
 def check_plan_file(drawn: tuple[str, str]) -> str | None:
     from kafka_tui.planning import plan_io, plan_rows, plan_saved
-    from kafka_tui.planning.plan import Intent
+    from kafka_tui.planning.bulk_plan import Intent
 
     name, text = drawn
     if plan_saved.is_saved_plan(text):  # what `plan apply FILE` asks first
@@ -875,14 +875,14 @@ def check_plan_file(drawn: tuple[str, str]) -> str | None:
 def _saved_document(rows: list[Any], mode: Any) -> str:
     import io
 
-    from kafka_tui.planning.placement import Broker, Load
-    from kafka_tui.planning.plan import (
+    from kafka_tui.planning.bulk_plan import (
         ClusterView,
         ExistingTopic,
         PlanOptions,
         plan_in_process,
         prepare,
     )
+    from kafka_tui.planning.placement import Broker, Load
 
     brokers = tuple(Broker(b, f"r{b % 3}", b != 4) for b in range(1, 7))
     existing = {"old": ExistingTopic(((1, 2), (2, 3)), 2)}
@@ -905,7 +905,7 @@ def saved_plans(draw: st.DrawFn) -> str:
     """A real saved plan with one of its values replaced or removed, or its text mangled."""
     import json
 
-    from kafka_tui.planning.plan import Intent
+    from kafka_tui.planning.bulk_plan import Intent
 
     rows = draw(
         st.lists(
@@ -949,7 +949,8 @@ def check_saved_plan(text: str) -> str | None:
     from kafka_tui.cli import plan_output
     from kafka_tui.planning import plan_rows, plan_saved
     from kafka_tui.planning.placement import Broker, Load
-    from kafka_tui.services import plan_apply, plans
+    from kafka_tui.services import plan_apply
+    from kafka_tui.services import plan_documents as plans
     from kafka_tui.services.snapshot import Snapshot
 
     try:

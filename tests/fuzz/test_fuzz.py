@@ -200,7 +200,7 @@ def test_a_broken_saved_plan_names_the_field_and_its_place() -> None:
     import json
 
     from kafka_tui.planning import plan_rows, plan_saved
-    from kafka_tui.planning.plan import Intent
+    from kafka_tui.planning.bulk_plan import Intent
     from tests.fuzz.fuzz_targets import _saved_document
 
     text = _saved_document([Intent("a", 2, 2), Intent("old", 3)], "disabled")

@@ -34,7 +34,7 @@ from aiokafka import AIOKafkaProducer
 from textual.widgets import Input, Static
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
-from kafka_tui.admin.moves import PartitionMove
+from kafka_tui.admin.partition_moves import PartitionMove
 from kafka_tui.cli import main
 from kafka_tui.tui.screens.brokers import BrokersScreen
 from kafka_tui.tui.screens.drain import DrainConfirm

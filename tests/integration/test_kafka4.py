@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kafka_tui.admin import KafkaAdmin, TopicSpec
-from kafka_tui.admin.moves import PartitionMove
+from kafka_tui.admin.partition_moves import PartitionMove
 from kafka_tui.cli.main import main
 
 from ..conftest import Cluster

@@ -23,9 +23,9 @@ import pytest
 
 from kafka_tui.admin import ConnectionFailed, KafkaAdmin, PartitionInfo, TopicSpec, audit
 from kafka_tui.admin.connection import poll_until
-from kafka_tui.admin.moves import PartitionMove
+from kafka_tui.admin.partition_moves import PartitionMove
 from kafka_tui.cli import main
-from kafka_tui.services.leaders import (
+from kafka_tui.services.leader_elections import (
     ElectionType,
     TopicSelection,
     preview_election,

@@ -20,7 +20,7 @@ from kafka_tui.admin import (
     ValidationError,
 )
 from kafka_tui.admin.connection import poll_until
-from kafka_tui.admin.moves import OngoingReassignment, PartitionMove
+from kafka_tui.admin.partition_moves import OngoingReassignment, PartitionMove
 from kafka_tui.admin.reassignments import AdminReassignments, BrokerStillLive
 
 from ..conftest import Cluster

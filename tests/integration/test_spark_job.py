@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 from kafka_tui.planning import plan_prepared
-from kafka_tui.planning.placement import Broker, Load
-from kafka_tui.planning.plan import (
+from kafka_tui.planning.bulk_plan import (
     ClusterView,
     ExistingTopic,
     Intent,
@@ -22,6 +21,7 @@ from kafka_tui.planning.plan import (
     plan_in_process,
     prepare,
 )
+from kafka_tui.planning.placement import Broker, Load
 
 JOB = [sys.executable, "-m", "kafka_tui.planning.spark_job"]
 

@@ -25,15 +25,16 @@ from typing import Any
 import pytest
 
 from kafka_tui.cli import main
-from kafka_tui.planning import plan_io, plan_parts, plan_rows
-from kafka_tui.planning.placement import Broker, Load
-from kafka_tui.planning.plan import (
+from kafka_tui.planning import plan_io, plan_rows
+from kafka_tui.planning import streamed_parts as plan_parts
+from kafka_tui.planning.bulk_plan import (
     ClusterView,
     ExistingTopic,
     PlanOptions,
     plan_in_process,
     prepare,
 )
+from kafka_tui.planning.placement import Broker, Load
 from kafka_tui.planning.spark_job import APP_NAME
 from kafka_tui.services import plan_parts as parts
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin
-from kafka_tui.admin.moves import ReplicationThrottle
+from kafka_tui.admin.partition_moves import ReplicationThrottle
 from kafka_tui.admin.reassignments import (
     FOLLOWER_RATE,
     FOLLOWER_REPLICAS,

@@ -19,7 +19,7 @@ from textual.widgets import Input, Label, Select, Static
 from textual.worker import WorkerCancelled
 
 from kafka_tui.admin import KafkaAdmin, TopicSpec
-from kafka_tui.planning.plan import Prepared
+from kafka_tui.planning.bulk_plan import Prepared
 from kafka_tui.services.spark_runner import Show, run_spark_job
 from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.metadata import MetadataScreen

@@ -21,7 +21,7 @@ from kafka_tui.admin import (
     ValidationError,
 )
 from kafka_tui.admin.connection import poll_until
-from kafka_tui.admin.moves import PartitionMove
+from kafka_tui.admin.partition_moves import PartitionMove
 from kafka_tui.admin.reassignments import AdminReassignments, BrokerStillLive
 from kafka_tui.admin.zookeeper import ObservedBroker, ZooKeeperExtras
 from kafka_tui.devcluster.probe import free_ports

@@ -31,10 +31,10 @@ from kafka_tui.admin import (
     TopicSpec,
 )
 from kafka_tui.admin.configs import ConfigWithDefault
+from kafka_tui.admin.elections import ElectionResult, ElectionType
 from kafka_tui.admin.groups import GroupsOfTopics
-from kafka_tui.admin.leaders import ElectionResult, ElectionType
 from kafka_tui.admin.model import DEFAULT_TIMEOUT_MS, BrokerLoad, BrokerLogDirs
-from kafka_tui.admin.moves import (
+from kafka_tui.admin.partition_moves import (
     MoveResult,
     OngoingReassignment,
     PartitionMove,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafka_tui.planning.filling import OpenSlot, choose_fills
+from kafka_tui.planning.fill_choice import OpenSlot, choose_fills
 from kafka_tui.planning.placement import (
     INVALID_REPLICATION_FACTOR,
     MODES,

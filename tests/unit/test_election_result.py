@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kafka_tui.admin.leaders import ElectionResult
-from kafka_tui.services.leaders import ELECTION_NOT_NEEDED, PartitionLeadership, _result
+from kafka_tui.admin.elections import ElectionResult
+from kafka_tui.services.leader_elections import ELECTION_NOT_NEEDED, PartitionLeadership, _result
 
 
 def test_a_partition_that_needs_no_election_is_led_after_as_before() -> None:

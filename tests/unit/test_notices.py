@@ -8,7 +8,7 @@ from typing import Any
 from kafka_tui.admin import TopicResult
 from kafka_tui.config import Settings
 from kafka_tui.services.filling import NO_BROKER_AVAILABLE, FillResult
-from kafka_tui.services.leaders import ElectionOutcome, LeaderResult
+from kafka_tui.services.leader_elections import ElectionOutcome, LeaderResult
 from kafka_tui.services.placing import UNDER_REPLICATED_WARNING
 from kafka_tui.tui import notices
 from kafka_tui.tui.app import make_app

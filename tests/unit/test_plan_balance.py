@@ -9,8 +9,7 @@ import io
 import json
 from typing import Any
 
-from kafka_tui.planning.placement import Broker, Load
-from kafka_tui.planning.plan import (
+from kafka_tui.planning.bulk_plan import (
     ClusterView,
     Intent,
     PlanOptions,
@@ -19,6 +18,7 @@ from kafka_tui.planning.plan import (
     prepare,
     statistics,
 )
+from kafka_tui.planning.placement import Broker, Load
 from kafka_tui.planning.plan_stats import balance_warnings, least_max
 
 SEVEN = tuple(Broker(b, None, True) for b in range(1, 8))

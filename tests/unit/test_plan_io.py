@@ -9,8 +9,7 @@ import json
 import pytest
 
 from kafka_tui.planning import plan_io, plan_prepared, plan_rows
-from kafka_tui.planning.placement import Broker, Load
-from kafka_tui.planning.plan import (
+from kafka_tui.planning.bulk_plan import (
     ClusterView,
     ExistingTopic,
     Intent,
@@ -18,6 +17,7 @@ from kafka_tui.planning.plan import (
     plan_in_process,
     prepare,
 )
+from kafka_tui.planning.placement import Broker, Load
 
 
 def errors_of(name: str, text: str) -> list[str]:

@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 
-from kafka_tui.planning.placement import Broker, Load
-from kafka_tui.planning.plan import (
+from kafka_tui.planning.bulk_plan import (
     ClusterView,
     Intent,
     PlanOptions,
@@ -26,7 +25,9 @@ from kafka_tui.planning.plan import (
     plan_in_process,
     prepare,
 )
+from kafka_tui.planning.placement import Broker, Load
 from kafka_tui.services import plan_workflow
+from kafka_tui.services.plan_documents import PlanDocument
 from kafka_tui.services.plan_workflow import (
     GrowTopics,
     PlanFile,
@@ -35,7 +36,6 @@ from kafka_tui.services.plan_workflow import (
     SparkSettings,
     Watch,
 )
-from kafka_tui.services.plans import PlanDocument
 from kafka_tui.services.spark_runner import Show
 
 VIEW = ClusterView(tuple(Broker(b, f"r{b % 2}", True) for b in range(1, 4)), Load(), {}, 1, 3, 1)

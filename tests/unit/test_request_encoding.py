@@ -57,7 +57,7 @@ def test_versions_follow_the_broker() -> None:
 def test_elect_leaders_v2_bytes_and_answer() -> None:
     """ElectLeaders (43) v2, flexible: the request's bytes as Kafka's schema lays them out,
     and an answer decoded into per-partition results (ELECTION_NOT_NEEDED is no failure)."""
-    from kafka_tui.admin.leaders import ElectionType, election_result
+    from kafka_tui.admin.elections import ElectionType, election_result
     from kafka_tui.admin.protocol_cluster import ElectLeadersRequest
 
     request = ElectLeadersRequest(1, [("orders", [0, 2])], 30_000).prepare({43: (0, 2)})

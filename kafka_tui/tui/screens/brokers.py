@@ -1,7 +1,7 @@
 """The brokers as KIP-409 sees them (live and observed-offline, their load, the Kafka release
 each live one runs, its cordoned log directories) and the open placeholders, with `f` to fill
 them on live brokers, `e` to give every partition its preferred leader back, and `d` to drain
-the highlighted broker (services/drain.py: cordon, leadership off, every replica off, with a
+the highlighted broker (services/draining.py: cordon, leadership off, every replica off, with a
 live progress line; `esc` stops it cleanly)."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from textual.widgets import Footer, ProgressBar, Static
 from ...admin import AdminError
 from ...config import Profile
 from ...planning.placement import cordon_warning
-from ...services import drain as draining
+from ...services import draining as draining
 from ...services.filling import fill_placeholders
-from ...services.leaders import (
+from ...services.leader_elections import (
     ElectionType,
     TopicSelection,
     preview_election,

@@ -15,8 +15,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
 
-from ...services import drain as service
-from ...services.reassign import human_bytes
+from ...services import draining as service
+from ...services.reassigning import human_bytes
 
 
 @dataclass(frozen=True)

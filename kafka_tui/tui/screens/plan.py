@@ -24,11 +24,18 @@ from ...admin import AdminError, TopicResult
 from ...config import Profile
 from ...fields import FieldError
 from ...planning import plan_parquet, plan_rows
+from ...planning.bulk_plan import Intent, PlanOptions
 from ...planning.placement import MODES
-from ...planning.plan import Intent, PlanOptions
 from ...services import plan_workflow
 from ...services.placing import PlacementOptions
 from ...services.plan_apply import ConfigsApplied, apply_document, broker_differences
+from ...services.plan_documents import (
+    PlanDocument,
+    config_change_count,
+    config_change_lines,
+    findings,
+    topics_named,
+)
 from ...services.plan_workflow import (
     GrowTopics,
     PlanFile,
@@ -36,13 +43,6 @@ from ...services.plan_workflow import (
     Progress,
     SparkSettings,
     Watch,
-)
-from ...services.plans import (
-    PlanDocument,
-    config_change_count,
-    config_change_lines,
-    findings,
-    topics_named,
 )
 from ...services.ports import AdminPort
 from ...services.snapshot import take_snapshot

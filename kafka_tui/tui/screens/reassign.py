@@ -25,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, ProgressBar, Select, Static
 
 from ...admin import AdminError, audit
-from ...admin.moves import OngoingReassignment, PartitionMove, ReplicationThrottle
+from ...admin.partition_moves import OngoingReassignment, PartitionMove, ReplicationThrottle
 from ...config import Profile
 from ...planning.placement import MODES
 from ...planning.reassignment import TopicPlan
@@ -33,7 +33,7 @@ from ...services import rollback
 from ...services.parsing import UsageError
 from ...services.placing import PlacementOptions
 from ...services.ports import AdminPort
-from ...services.reassign import (
+from ...services.reassigning import (
     RunOptions,
     audited_run,
     human_bytes,
@@ -44,8 +44,8 @@ from ...services.reassign import (
     released_words,
     replication_throttle,
 )
+from ...services.replication_throttles import change_throttle_rate, release_throttles
 from ...services.snapshot import Snapshot, min_insync_replicas, take_snapshot
-from ...services.throttles import change_throttle_rate, release_throttles
 from .. import notices
 from ..widgets.moves import MoveTable
 from ..widgets.styled import ReplicaLegend

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from ...planning.reassignment import Move
-from ...services.reassign import human_bytes
+from ...services.reassigning import human_bytes
 from .replicas import ReplicaView, replica_text
 from .styled import REPLICA_CLASSES, ReplicaStyled
 from .tables import fit_height

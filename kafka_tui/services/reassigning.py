@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from ..admin import TopicResult, audit
 from ..admin.connection import poll_until
-from ..admin.moves import OngoingReassignment, PartitionMove, ReplicationThrottle
+from ..admin.partition_moves import OngoingReassignment, PartitionMove, ReplicationThrottle
 from ..planning.placement import cordon_warning
 from ..planning.reassignment import (
     Current,
@@ -28,8 +28,8 @@ from . import rollback
 from .parsing import UsageError
 from .placing import PlacementOptions
 from .ports import AdminPort
+from .replication_throttles import Released, release_throttles
 from .snapshot import Snapshot
-from .throttles import Released, release_throttles
 
 WAIT_TIMEOUT_S = 3600.0
 CANCEL_WAIT_S = 30.0

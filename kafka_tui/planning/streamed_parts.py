@@ -26,9 +26,7 @@ from dataclasses import asdict
 from typing import Any
 
 from kafka_tui.planning import plan_prepared
-from kafka_tui.planning.config_diff import ConfigState
-from kafka_tui.planning.placement import Broker, Load
-from kafka_tui.planning.plan import (
+from kafka_tui.planning.bulk_plan import (
     ClusterView,
     ExistingTopic,
     Group,
@@ -42,6 +40,8 @@ from kafka_tui.planning.plan import (
     run_group,
     skipped_warning,
 )
+from kafka_tui.planning.config_diff import ConfigState
+from kafka_tui.planning.placement import Broker, Load
 
 # Rows above which `--engine spark` (or auto) streams a plan file. 1,000,000 is where `--engine
 # auto` turns to Spark anyway (cli/plans.py: a row has at least one partition), and where the

@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..admin import AdminError, audit
-from ..admin.leaders import ELECTION_NOT_NEEDED
-from ..admin.moves import PartitionMove
+from ..admin.elections import ELECTION_NOT_NEEDED
+from ..admin.partition_moves import PartitionMove
 from ..admin.placeholders import PlaceholderStore
 from ..planning.drain import (
     Partition,
@@ -46,9 +46,9 @@ from . import rollback
 from .filling import FillResult, fill_placeholders
 from .parsing import UsageError
 from .ports import AdminPort
-from .reassign import replication_throttle
+from .reassigning import replication_throttle
+from .replication_throttles import release_throttles
 from .snapshot import Snapshot, take_snapshot
-from .throttles import release_throttles
 
 POLL_S = 0.5
 CANCEL_WAIT_S = 30.0

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..admin import TopicDescription
 from ..admin.connection import poll_until
-from ..admin.leaders import (
+from ..admin.elections import (
     ELECTION_NOT_NEEDED,
     ElectionResult,
     ElectionType,

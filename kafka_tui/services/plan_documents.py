@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..fields import Field, Remedy
+from ..planning.bulk_plan import ClusterView, ExistingTopic, Intent, PlanOptions
 from ..planning.config_diff import ConfigState, change_words
-from ..planning.plan import ClusterView, ExistingTopic, Intent, PlanOptions
 from .ports import AdminPort
 from .snapshot import Snapshot, min_insync_replicas
 
