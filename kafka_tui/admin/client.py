@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from . import audit, protocol, validation
+from . import audit_log as audit
+from . import protocol, validation
 from .batches import (
     KNOWN_INTERNAL_TOPICS,
     as_requested,
@@ -27,8 +28,8 @@ from .batches import (
 from .config_rules import refusal
 from .configs import AdminConfigs
 from .connection import UNKNOWN_TOPIC, Settle, poll_until
+from .consumer_groups import AdminGroupOffsets
 from .errors import AdminError, ValidationError, sentence
-from .groups import AdminGroupOffsets
 from .journal import Expectation
 from .model import (
     DEFAULT_TIMEOUT_MS,

@@ -28,7 +28,8 @@ from aiokafka.errors import (
 )
 from aiokafka.helpers import create_ssl_context
 
-from . import diagnose, kerberos, protocol, routing
+from . import diagnose, protocol, routing
+from . import kerberos_login as kerberos
 from .config_rules import Release, release_numbers
 from .errors import AdminError, ConnectionFailed
 from .journal import ChangeJournal, Expectation

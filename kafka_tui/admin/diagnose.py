@@ -22,8 +22,8 @@ from aiokafka.errors import (
     UnsupportedSaslMechanismError,
 )
 
-from .kerberos import KerberosFailure
-from .kerberos import open_connection as create_conn
+from .kerberos_login import KerberosFailure
+from .kerberos_login import open_connection as create_conn
 from .model import ConnectionSettings
 
 _HOSTNAME_MISMATCH = (62, 64)  # X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH

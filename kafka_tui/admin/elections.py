@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
 
-from . import audit
+from . import audit_log as audit
 from .errors import error_name, sentence
 from .protocol_cluster import (
     ELECTION_PREFERRED,

@@ -48,7 +48,7 @@ class ConnectionSettings:
     ssl_cadata: str | None = None
     ssl_cert_pem: str | None = field(default=None, repr=False)
     ssl_key_pem: str | None = field(default=None, repr=False)
-    # SASL/GSSAPI (Kerberos, admin/kerberos.py): the broker's service name, and the client's
+    # SASL/GSSAPI (Kerberos, admin/kerberos_login.py): the broker's service name, and the client's
     # principal with its keytab, or a ticket cache (neither: the default ticket cache).
     sasl_kerberos_service_name: str = "kafka"
     sasl_kerberos_principal: str | None = None

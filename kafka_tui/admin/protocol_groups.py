@@ -1,4 +1,4 @@
-"""The group requests (admin/groups.py) on Kafka's generated wire (wire.py, kio), each at the
+"""The group requests (consumer_groups.py) on Kafka's generated wire (wire.py, kio), each at the
 highest version both sides know, its answer read into typed records whatever the version:
 ListGroups (16) v0-5, OffsetFetch (9) v2-8, DescribeGroups (15) v0-5 and FindCoordinator (10)
 v0-4 for every kind of group; ConsumerGroupDescribe (69) v0-1 for the new consumer protocol's

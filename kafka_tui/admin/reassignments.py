@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from . import audit, protocol
+from . import audit_log as audit
+from . import protocol
 from .batches import batched
 from .connection import AdminConnection, poll_until
 from .errors import AdminError, KafkaRequestError, ValidationError, error_name

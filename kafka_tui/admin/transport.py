@@ -27,7 +27,7 @@ from aiokafka.protocol.admin import ApiVersionRequest
 from . import protocol, routing
 
 # aiokafka's create_conn, with kafka-tui's own GSSAPI login where the settings ask for it.
-from .kerberos import open_connection as create_conn
+from .kerberos_login import open_connection as create_conn
 
 # aiokafka's client closes a connection idle this long (brokers close theirs after 10 min).
 MAX_IDLE_MS = 540_000

@@ -1,4 +1,4 @@
-"""`kafka-tui audit tail [-n N]`: the last entries of the audit log (admin/audit.py);
+"""`kafka-tui audit tail [-n N]`: the last entries of the audit log (admin/audit_log.py);
 `kafka-tui audit verify`: is the hash chain of its lines intact (exit 0), or which line
 was changed, removed or inserted first (exit 1).
 
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..admin import audit
+from ..admin import audit_log as audit
 from ..config import Profile, Settings
 from . import output
 from .profiles import resolve_profile

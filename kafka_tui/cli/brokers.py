@@ -9,7 +9,8 @@ import json
 import signal
 import sys
 
-from ..admin import AdminError, KafkaAdmin, ReadOnlyProfile, audit
+from ..admin import AdminError, KafkaAdmin, ReadOnlyProfile
+from ..admin import audit_log as audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile
 from ..planning.placement import cordon_warning

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..admin import AdminError, ConnectionSettings, KafkaAdmin, audit
+from ..admin import AdminError, ConnectionSettings, KafkaAdmin
+from ..admin import audit_log as audit
 from ..config import (
     ConfigError,
     Profile,

@@ -19,7 +19,9 @@ from ..admin import (
     TopicDescription,
     TopicResult,
     TopicSpec,
-    audit,
+)
+from ..admin import (
+    audit_log as audit,
 )
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore

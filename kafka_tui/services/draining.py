@@ -27,7 +27,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..admin import AdminError, audit
+from ..admin import AdminError
+from ..admin import audit_log as audit
 from ..admin.elections import ELECTION_NOT_NEEDED
 from ..admin.partition_moves import PartitionMove
 from ..admin.placeholders import PlaceholderStore

@@ -20,7 +20,8 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
-from ..admin import AdminError, ConnectionSettings, KafkaAdmin, audit
+from ..admin import AdminError, ConnectionSettings, KafkaAdmin
+from ..admin import audit_log as audit
 from ..admin.partition_moves import PartitionMove
 from ..admin.placeholders import PlaceholderStore
 from ..planning.fill_choice import OpenSlot, choose_fills

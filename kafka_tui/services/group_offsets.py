@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..admin import AdminError
-from ..admin.groups import OffsetDeletion
+from ..admin.consumer_groups import OffsetDeletion
 from ..admin.protocol_groups import SHARE
 from .consumers import Readers
 from .parsing import UsageError

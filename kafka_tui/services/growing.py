@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..admin import NewPartitions, TopicResult, audit
+from ..admin import NewPartitions, TopicResult
+from ..admin import audit_log as audit
 from ..admin.connection import poll_until
 from ..admin.model import DEFAULT_TIMEOUT_MS
 from ..admin.placeholders import PlaceholderStore

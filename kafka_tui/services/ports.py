@@ -25,8 +25,8 @@ from ..admin.model import (
 
 if TYPE_CHECKING:
     from ..admin.configs import ConfigWithDefault
+    from ..admin.consumer_groups import GroupsOfTopics, OffsetDeletion
     from ..admin.elections import ElectionResult, ElectionType
-    from ..admin.groups import GroupsOfTopics, OffsetDeletion
     from ..admin.partition_moves import (
         MoveResult,
         OngoingReassignment,

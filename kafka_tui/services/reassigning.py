@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ..admin import TopicResult, audit
+from ..admin import TopicResult
+from ..admin import audit_log as audit
 from ..admin.connection import poll_until
 from ..admin.partition_moves import OngoingReassignment, PartitionMove, ReplicationThrottle
 from ..planning.placement import cordon_warning

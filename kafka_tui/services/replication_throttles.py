@@ -15,7 +15,8 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..admin import AdminError, audit
+from ..admin import AdminError
+from ..admin import audit_log as audit
 from ..admin.reassignments import (
     FOLLOWER_RATE,
     FOLLOWER_REPLICAS,

@@ -10,7 +10,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker
 
-from ..admin import KafkaAdmin, audit
+from ..admin import KafkaAdmin
+from ..admin import audit_log as audit
 from ..admin.placeholders import PlaceholderStore
 from ..config import Profile, Settings
 from ..secrets import pending

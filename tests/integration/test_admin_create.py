@@ -12,7 +12,9 @@ from kafka_tui.admin import (
     KafkaAdmin,
     NewPartitions,
     TopicSpec,
-    audit,
+)
+from kafka_tui.admin import (
+    audit_log as audit,
 )
 from kafka_tui.admin.model import TopicDescription
 from kafka_tui.admin.protocol import TopicAnswer

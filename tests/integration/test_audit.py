@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from kafka_tui.admin import TopicSpec, audit
+from kafka_tui.admin import TopicSpec
+from kafka_tui.admin import audit_log as audit
 from kafka_tui.cli import main
 
 from ..conftest import Cluster
@@ -278,7 +279,7 @@ def test_an_unwritable_log_warns_once_and_the_change_goes_on(
 
 _WRITER = """
 import sys
-from kafka_tui.admin import audit
+from kafka_tui.admin import audit_log as audit
 writer = int(sys.argv[1])
 for n in range(200):
     audit.append({"writer": writer, "n": n, "padding": "x" * 8000})

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from kafka_tui.admin import ConnectionFailed, KafkaAdmin, PartitionInfo, TopicSpec, audit
+from kafka_tui.admin import ConnectionFailed, KafkaAdmin, PartitionInfo, TopicSpec
+from kafka_tui.admin import audit_log as audit
 from kafka_tui.admin.connection import poll_until
 from kafka_tui.admin.partition_moves import PartitionMove
 from kafka_tui.cli import main

@@ -31,8 +31,8 @@ from kafka_tui.admin import (
     TopicSpec,
 )
 from kafka_tui.admin.configs import ConfigWithDefault
+from kafka_tui.admin.consumer_groups import GroupsOfTopics
 from kafka_tui.admin.elections import ElectionResult, ElectionType
-from kafka_tui.admin.groups import GroupsOfTopics
 from kafka_tui.admin.model import DEFAULT_TIMEOUT_MS, BrokerLoad, BrokerLogDirs
 from kafka_tui.admin.partition_moves import (
     MoveResult,

@@ -1,4 +1,4 @@
-"""The audit log's hash chain (admin/audit.py) and `kafka-tui audit verify`: each line
+"""The audit log's hash chain (admin/audit_log.py) and `kafka-tui audit verify`: each line
 carries the SHA-256 of the line before it; an edited, removed or inserted line is named;
 real processes writing at once keep the chain whole."""
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_tui.admin import audit
+from kafka_tui.admin import audit_log as audit
 from kafka_tui.cli import main
 
 
@@ -164,7 +164,7 @@ def test_verify_command_exit_codes_and_words(log: Path, capsys: pytest.CaptureFi
 
 _WRITER = """
 import os, sys, time
-from kafka_tui.admin import audit
+from kafka_tui.admin import audit_log as audit
 writer, go = int(sys.argv[1]), sys.argv[2]
 open(f"{go}-ready-{writer}", "w").close()
 while not os.path.exists(go):  # every process ready: write at once

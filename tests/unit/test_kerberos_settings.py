@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kafka_tui.admin.kerberos import KerberosLogin, keytab_principals, login_of
+from kafka_tui.admin.kerberos_login import KerberosLogin, keytab_principals, login_of
 from kafka_tui.client_properties import PropertiesError, read_client_properties
 from kafka_tui.config import ConfigError, parse_settings
 

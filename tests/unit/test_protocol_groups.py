@@ -16,7 +16,7 @@ import pytest
 from kio.schema.errors import ErrorCode
 
 from kafka_tui.admin import wire
-from kafka_tui.admin.groups import AdminGroups, _Listed
+from kafka_tui.admin.consumer_groups import AdminGroups, _Listed
 from kafka_tui.admin.model import ConnectionSettings
 from kafka_tui.admin.protocol_groups import (
     CLASSIC,

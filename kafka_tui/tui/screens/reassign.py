@@ -24,7 +24,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, ProgressBar, Select, Static
 
-from ...admin import AdminError, audit
+from ...admin import AdminError
+from ...admin import audit_log as audit
 from ...admin.partition_moves import OngoingReassignment, PartitionMove, ReplicationThrottle
 from ...config import Profile
 from ...planning.placement import MODES

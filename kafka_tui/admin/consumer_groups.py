@@ -381,7 +381,7 @@ class AdminGroupOffsets(AdminGroups):
         """Delete `group`'s committed offsets on `topics` (name -> partitions) with
         OffsetDelete at its coordinator: one result per partition. A group-wide refusal
         (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ...) is every partition's result."""
-        from . import audit
+        from . import audit_log as audit
 
         return await audit.audited(
             self,
