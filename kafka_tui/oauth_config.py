@@ -40,20 +40,10 @@ PROPERTIES_KEYS = {
     "sasl.oauthbearer.client.credentials.client.secret",
     "sasl.oauthbearer.scope",
 }
-_MSK_HOST = re.compile(r"\.kafka(?:-serverless)?\.([a-z0-9-]+)\.amazonaws\.com(?::\d+)?$")
 
 
 class OAuthConfigError(ValueError):
     """The message names the setting (never its value)."""
-
-
-def region_of(bootstrap_servers: str) -> str | None:
-    """The AWS region in an MSK broker's host name (b-1.x.y.c2.kafka.eu-west-1.amazonaws.com)."""
-    for server in bootstrap_servers.split(","):
-        found = _MSK_HOST.search(server.strip())
-        if found:
-            return found[1]
-    return None
 
 
 def _endpoint(url: str, name: str) -> tuple[str | None, str | None]:

@@ -118,7 +118,7 @@ def ssl_context(s: ConnectionSettings) -> ssl.SSLContext:
 
 async def _first_token(s: ConnectionSettings, provider: Any) -> None:
     """A token before any broker is asked: the token endpoint's refusal is the reason."""
-    from .oauth import TokenError
+    from .oauth_settings import TokenError
 
     try:
         await provider.token()

@@ -9,8 +9,7 @@ import os
 import time
 from typing import Any
 
-from .oauth import TokenError
-from .oauth_settings import OAuthSettings
+from .oauth_settings import OAuthSettings, TokenError
 
 SESSION_NAME = "kafka-tui"
 

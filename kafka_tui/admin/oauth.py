@@ -30,15 +30,11 @@ from typing import Any
 from aiokafka.abc import AbstractTokenProvider
 
 from .model import ConnectionSettings
-from .oauth_settings import OAuthSettings
+from .oauth_settings import OAuthSettings, TokenError, region_of
 
 # A token is fetched again once this share of its lifetime has passed.
 REFRESH_AT = 0.8
 _FETCH_TIMEOUT_S = 15.0
-
-
-class TokenError(Exception):
-    """No token: the message is one line naming the setting to fix."""
 
 
 def claims_of(token: str) -> dict[str, Any] | None:
@@ -269,8 +265,6 @@ def provider_for(s: ConnectionSettings) -> TokenProvider:
     oauth = s.sasl_oauth
     if oauth.kind == "aws_msk_iam" and oauth.aws_region is None:
         # As AWS's Java library does: the region of the brokers' host names.
-        from ..oauth_config import region_of
-
         oauth = replace(oauth, aws_region=region_of(s.bootstrap_servers))
     key = (oauth, s.ssl_cafile, s.ssl_cadata)
     with _PROVIDERS_LOCK:

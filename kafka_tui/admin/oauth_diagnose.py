@@ -21,8 +21,8 @@ from aiokafka.errors import KafkaError
 from aiokafka.protocol.admin import SaslAuthenticateRequest, SaslHandShakeRequest
 
 from .model import ConnectionSettings
-from .oauth import TokenError, claims_of
-from .oauth_settings import OAuthSettings
+from .oauth import claims_of
+from .oauth_settings import OAuthSettings, TokenError
 
 _SKEW_S = 5  # seconds a token's iat/nbf may be ahead of this host's clock unremarked
 

@@ -3,8 +3,26 @@ token file, or AWS MSK IAM's signer. Plain data: admin/oauth.py makes the tokens
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
+
+
+class TokenError(Exception):
+    """No token: the message is one line naming the setting to fix."""
+
+
+_MSK_HOST = re.compile(r"\.kafka(?:-serverless)?\.([a-z0-9-]+)\.amazonaws\.com(?::\d+)?$")
+
+
+def region_of(bootstrap_servers: str) -> str | None:
+    """The AWS region in an MSK broker's host name (b-1.x.y.c2.kafka.eu-west-1.amazonaws.com)."""
+    for server in bootstrap_servers.split(","):
+        found = _MSK_HOST.search(server.strip())
+        if found:
+            return found[1]
+    return None
+
 
 OAuthKind = Literal["client_credentials", "command", "file", "static", "aws_msk_iam"]
 

@@ -645,6 +645,8 @@ class DevCluster:
         quorum = state.controller or state.zookeeper
         assert quorum is not None
         secured = security_module.status_entry(state.security, self.root)
+        if state.security is not None and state.security.oidc is not None:
+            secured["security"] |= oauthbearer.status_entry(state.security)
         secured |= kerberos.status_entry(state.kerberos, self.root)
         return {
             "mode": state.mode,

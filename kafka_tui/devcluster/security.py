@@ -308,10 +308,6 @@ def status_entry(state: SecurityState | None, root: Path) -> dict[str, Any]:
         "ca_file": str(tls_files(root).ca),
         "users": dict(state.users),
     }
-    if state.oidc is not None:
-        from .oauthbearer import status_entry as oauth_entry
-
-        entry |= oauth_entry(state)
     return {"security": entry}
 
 

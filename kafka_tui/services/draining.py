@@ -1,6 +1,6 @@
 """A broker's whole life: `brokers drain` (cordon, leadership off, every replica off),
 `brokers undrain` (uncordon) and `brokers replace` (a new id takes an old one's replicas in
-place), with the plan of planning/drain.py and the reassignment pieces of reassign.py.
+place), with the plan of planning/drain_moves.py and the reassignment pieces of reassign.py.
 
 A drain, in order:
 1. the rollback file: every partition it touches as it is (nothing is sent without it);
@@ -32,7 +32,7 @@ from ..admin import audit_log as audit
 from ..admin.elections import ELECTION_NOT_NEEDED
 from ..admin.partition_moves import PartitionMove
 from ..admin.placeholders import PlaceholderStore
-from ..planning.drain import (
+from ..planning.drain_moves import (
     Partition,
     Planned,
     TopicMove,

@@ -1,8 +1,8 @@
-"""planning/drain.py: the drain's leadership reorders and moves, and replace, on plain data."""
+"""planning/drain_moves.py: the drain's leadership reorders and moves, and replace."""
 
 from __future__ import annotations
 
-from kafka_tui.planning.drain import (
+from kafka_tui.planning.drain_moves import (
     Partition,
     leadership_reorders,
     plan_drain,

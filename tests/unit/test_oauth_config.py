@@ -13,10 +13,9 @@ import pytest
 from kafka_tui.admin.connection import security_kwargs
 from kafka_tui.admin.msk_iam import msk_iam_token
 from kafka_tui.admin.oauth import provider_for
-from kafka_tui.admin.oauth_settings import OAuthSettings
+from kafka_tui.admin.oauth_settings import OAuthSettings, region_of
 from kafka_tui.client_properties import PropertiesError, read_client_properties
 from kafka_tui.config import ConfigError, parse_settings
-from kafka_tui.oauth_config import region_of
 
 OAUTH_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 HANDLER_3 = "org.apache.kafka.common.security.oauthbearer.secured.OAuthBearerLoginCallbackHandler"

@@ -24,6 +24,8 @@ class KafkaHost(Protocol):
 
     profile: Profile | None
     store_factory: Callable[[Profile], PlaceholderStore]
+    # One line the CLI prints after the app exits (Textual's own exit message wraps it).
+    exit_note: str | None
 
     def report_worker_failure(self, worker: Worker[object]) -> None: ...
 

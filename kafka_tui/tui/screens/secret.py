@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar, cast
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -18,9 +18,7 @@ from ...secrets import SecretError, SecretSource, answered, prompt_text, questio
 from ...secrets import remember as remember_answer
 from .. import notices
 from ..notices import Told
-
-if TYPE_CHECKING:
-    from ..app import KafkaTuiApp
+from .base import KafkaHost
 
 
 class SecretDialog(ModalScreen[str | None]):
@@ -71,7 +69,7 @@ class SecretDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-async def unlock(app: KafkaTuiApp, profile: Profile) -> Profile | None:
+async def unlock(app: App[Any], profile: Profile) -> Profile | None:
     """`profile` with its secrets read (command, keyring) or asked; None when one cannot be
     had or the operator cancels (then the app says why: it exits when it has nothing else to
     show, or stays on the profile picker)."""
@@ -91,11 +89,11 @@ async def unlock(app: KafkaTuiApp, profile: Profile) -> Profile | None:
     return replace(profile, connection=connection, secrets=())
 
 
-def _give_up(app: KafkaTuiApp, message: str) -> None:
+def _give_up(app: App[Any], message: str) -> None:
     if len(app.screen_stack) <= 1:  # nothing but the empty default screen: leave cleanly
         # the CLI prints it on exit, one line as its other errors (Textual's exit message
         # would wrap and crop it at the terminal's width)
-        app.exit_note = message
+        cast(KafkaHost, app).exit_note = message
         app.exit(return_code=2)
     else:
         app.post_message(Told(notices.failed(message, "Not connected")))
