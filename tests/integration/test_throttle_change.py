@@ -7,6 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -126,3 +129,43 @@ def test_auto_mode_raises_the_rate_while_the_brokers_cope(
     finally:
         run(capsys, cluster, "reassignments", "cancel", topic)
         run(capsys, cluster, "throttles", "clear", "--yes")
+
+
+def test_auto_mode_lowers_the_rate_while_a_broker_answers_too_slowly(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    """`--latency-limit 0.001` (ms): no broker answers that fast, so at each step the rule
+    halves the rate, from 64,000 B/s towards `--min`; the brokers show each lower rate. The
+    run ends when the move does: here when the test cancels it."""
+    topic = topic_name()
+    _start_slow_move(capsys, cluster, topic, 800)
+    auto = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server"),
+            *(cluster.bootstrap_servers, "--output", "json", "reassignments", "throttle"),
+            *("64000", "--auto", "--min", "2000", "--interval", "0.5", "--latency-limit", "0.001"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lowered = None
+    try:
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and auto.poll() is None:
+            shown = asyncio.run(_rates(cluster.bootstrap_servers, [2]))[2][FOLLOWER_RATE]
+            # The move's own throttle is 1,000 B/s; the run's rates are 64,000 down to 2,000.
+            if shown is not None and 2000 <= int(shown) <= 16000:
+                lowered = int(shown)
+                break
+            time.sleep(0.3)
+    finally:
+        run(capsys, cluster, "reassignments", "cancel", topic)
+        out, err = auto.communicate(timeout=120)
+        run(capsys, cluster, "throttles", "clear", "--yes")
+    assert lowered is not None, err
+    assert auto.returncode == 0, err
+    steps = json.loads(out)["steps"]
+    assert [s["rate"] for s in steps][:3] == [64000, 32000, 16000], steps
+    assert all(s["verified"] for s in steps), steps
+    assert all(s["latency_ms"] > 0.001 for s in steps[1:]), steps
