@@ -77,8 +77,9 @@ def test_throttle_change_reaches_every_broker_of_the_move(
         assert entry["request"]["rate"] == 3000000
         assert entry["result"]["status"] == "ok"
     finally:
+        # At 3 MB/s the ~2 MB move may have finished already: then there is nothing to cancel.
         code, _out, err = run(capsys, cluster, "reassignments", "cancel", topic)
-        assert code == 0, err
+        assert code == 0 or "NO_REASSIGNMENT_IN_PROGRESS" in err, err
         run(capsys, cluster, "throttles", "clear", "--yes")
 
 
