@@ -145,18 +145,26 @@ async def test_invalid_lists_are_refused_before_sending(mover: Admin, topic_name
 async def test_a_reassignment_waiting_for_a_stopped_broker_is_listed_and_can_be_cancelled(
     cluster: Cluster, mover: Admin, raw_mover: Admin, topic_name: Names
 ) -> None:
-    stuck = await _create(mover, topic_name("stuck"), {0: [1, 3]})
+    # What keeps a move waiting differs by controller. ZooKeeper mode (and KRaft up to 4.2.0)
+    # completes a move when every target replica is in the ISR, and refuses to add a replica on a
+    # stopped broker. KRaft accepts a registered-but-fenced target, and from 4.2.1 completes a move
+    # once the replicas it *adds* are in sync (PartitionReassignmentReplicas: "Wait for all adding
+    # sync replicas to join the ISR"), even while an old target replica is down.
+    kraft = cluster.mode == "kraft"
+    before, target, adding = ([1, 2], [1, 2, 3], [3]) if kraft else ([1, 3], [1, 3, 2], [2])
+    stuck = await _create(mover, topic_name("stuck"), {0: before})
     onto_stopped = await _create(mover, topic_name("onto"), {0: [1]})
+    finishes = await _create(mover, topic_name("finishes"), {0: [1, 3]})
     try:
         cluster.dev.stop_broker(3)
-        # Completion needs every target replica in the ISR, and stopped broker 3 is not.
-        [started] = await mover.alter_partition_reassignments([PartitionMove(stuck, 0, [1, 3, 2])])
+        # Unchecked: kafka-tui itself refuses to add a replica on a broker it does not see.
+        [started] = await raw_mover.alter_partition_reassignments([PartitionMove(stuck, 0, target)])
         assert started.ok, started.message
         [ongoing] = await mover.list_partition_reassignments([stuck])
         assert (ongoing.topic, ongoing.partition, ongoing.adding, ongoing.removing) == (
             stuck,
             0,
-            [2],
+            adding,
             [],
         )
         assert sorted(ongoing.replicas) == [1, 2, 3]
@@ -167,27 +175,37 @@ async def test_a_reassignment_waiting_for_a_stopped_broker_is_listed_and_can_be_
         [cancelled] = await mover.alter_partition_reassignments([PartitionMove(stuck, 0, None)])
         assert cancelled.ok, cancelled.message
         assert await mover.wait_for_reassignments([(stuck, 0)], _deadline()) == set()
-        await _partition_when(mover, stuck, lambda p: p.replicas == (1, 3))
+        await _partition_when(mover, stuck, lambda p: p.replicas == tuple(before))
 
         [onto] = await raw_mover.alter_partition_reassignments(
             [PartitionMove(onto_stopped, 0, [1, 3])]
         )
-        if cluster.mode == "kraft":
+        [other] = await mover.alter_partition_reassignments([PartitionMove(finishes, 0, [1, 3, 2])])
+        assert other.ok, other.message
+        if kraft:
             # KRaft accepts a registered-but-fenced target; it waits in AddingReplicas.
             assert onto.ok, onto.message
             assert await mover.list_partition_reassignments([onto_stopped]) == [
                 OngoingReassignment(onto_stopped, 0, [1, 3], [3], [])
             ]
+            # KRaft 4.2.1+: added broker 2 in sync is enough, stopped broker 3 stays out of the ISR.
+            assert await mover.wait_for_reassignments([(finishes, 0)], _deadline()) == set()
+            done = await _partition_when(mover, finishes, lambda p: p.replicas == (1, 3, 2))
+            assert 3 not in done.isr
         else:
             # ZooKeeper mode: every added replica must be live.
             assert onto.error == "INVALID_REPLICA_ASSIGNMENT"
             assert "not alive" in onto.message
+            # ... and every target replica must be in sync: the move waits for broker 3.
+            assert await mover.wait_for_reassignments([(finishes, 0)], time.monotonic()) == {
+                (finishes, 0)
+            }
     finally:
         cluster.restore()
-    if cluster.mode == "kraft":
-        # Once broker 3 is back and caught up, the fenced target's move completes.
-        assert await mover.wait_for_reassignments([(onto_stopped, 0)], _deadline()) == set()
-        await _partition_when(mover, onto_stopped, lambda p: set(p.isr) == {1, 3})
+    # Once broker 3 is back and caught up, every waiting move completes.
+    waiting = [(onto_stopped, 0)] if kraft else [(finishes, 0)]
+    assert await mover.wait_for_reassignments(waiting, _deadline()) == set()
+    await _partition_when(mover, waiting[0][0], lambda p: 3 in p.isr)
 
 
 async def test_unregistering_a_live_broker_is_refused_before_sending(
