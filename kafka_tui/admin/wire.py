@@ -26,11 +26,16 @@ from functools import cache
 from typing import Any, ClassVar, Generic, TypeVar
 
 from aiokafka.protocol.api import Request, RequestStruct
-from kio.index import load_request_schema, load_response_schema
-from kio.serial import entity_reader, entity_writer
-from kio.static.primitive import i16, i32
 
 from .errors import AdminError
+from .kio_loader import (
+    entity_reader,
+    entity_writer,
+    i16,
+    i32,
+    load_request_schema,
+    load_response_schema,
+)
 
 E = TypeVar("E")
 
