@@ -404,7 +404,8 @@ def main() -> None:
     parser.add_argument("--keep", action="store_true", help="leave the clusters running")
     args = parser.parse_args()
 
-    who_runs = (["A0"] if args.before else []) + args.who.split(",")
+    # A0 is the --before checkout: named in --who too, it still runs once per round.
+    who_runs = list(dict.fromkeys((["A0"] if args.before else []) + args.who.split(",")))
     if unknown := set(who_runs) - {"A0", "A", "A'", "B", "B'"}:
         parser.error(f"unknown contenders: {', '.join(sorted(unknown))}")
     os.environ.setdefault("KAFKA_TUI_BROKER_HEAP_MB", "1024")
