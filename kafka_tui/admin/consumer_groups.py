@@ -106,16 +106,25 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
 
 
 class AdminGroups(AdminConnection):
-    async def consumer_groups_of(self, topics: Mapping[str, Sequence[int]]) -> GroupsOfTopics:
-        """The groups with committed offsets on `topics` (name -> its partitions): one
-        ListGroups per broker, then OffsetFetch and DescribeGroups batched per coordinator.
-        Never raises for a group or a broker it cannot check: see `GroupsOfTopics.unchecked`."""
+    async def consumer_groups_of(self, topics: Sequence[str]) -> GroupsOfTopics:
+        """The groups with committed offsets on `topics` (those that do not exist have
+        none): one ListGroups per broker; only when some group exists, the topics'
+        partition counts from Metadata, then OffsetFetch and DescribeGroups batched per
+        coordinator. Never raises for a group or a broker it cannot check: see
+        `GroupsOfTopics.unchecked`."""
         unchecked: dict[str, str] = {}
         listed = await self._list_groups(unchecked)
         if not listed or not topics:
+            # A cluster without groups (a deletion's usual case) costs no topic read.
+            return GroupsOfTopics([], len(listed), unchecked)
+        counted = await self._metadata(sorted(set(topics)), partitions=False)
+        partitions: dict[str, Sequence[int]] = {
+            t.name: range(t.partition_count) for t in counted.topics if t.error_code == 0
+        }
+        if not partitions:
             return GroupsOfTopics([], len(listed), unchecked)
         lags: _Offsets = {}
-        offsets = await self._offsets(listed, topics, unchecked, lags)
+        offsets = await self._offsets(listed, partitions, unchecked, lags)
         moved = [g for g, code in unchecked.items() if code == "NOT_COORDINATOR"]
         if moved:
             for g in moved:
@@ -124,7 +133,7 @@ class AdminGroups(AdminConnection):
             again = {
                 g: _Listed(g, listed[g].state, node, listed[g].type) for g, node in found.items()
             }
-            offsets |= await self._offsets(again, topics, unchecked, lags)
+            offsets |= await self._offsets(again, partitions, unchecked, lags)
             for g, node in found.items():
                 listed[g].coordinator = node
         reading = {g: listed[g] for g, committed in offsets.items() if committed}

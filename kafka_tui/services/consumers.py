@@ -88,18 +88,14 @@ class Readers:
 
 
 async def readers_of(admin: AdminPort, names: Sequence[str]) -> Readers:
-    """The groups reading `names` (topics that do not exist have none). Cost: one Metadata
-    read, one ListGroups per broker, per coordinator one OffsetFetch (and one
-    DescribeShareGroupOffsets if it has share groups) and at most one describe per kind of
-    group, and ListOffsets only for the topics some group reads."""
+    """The groups reading `names` (topics that do not exist have none). Cost: one
+    ListGroups per broker; when some group exists, one Metadata read, per coordinator one
+    OffsetFetch (and one DescribeShareGroupOffsets if it has share groups), at most one
+    describe per kind of group, and ListOffsets only for the topics some group reads."""
     if not names:
         return Readers()
     try:
-        found, _ = await admin.describe_topics(list(names), configs=False)
-        partitions = {t.name: [p.partition for p in t.partitions] for t in found}
-        if not partitions:
-            return Readers()
-        groups = await admin.consumer_groups_of(partitions)
+        groups = await admin.consumer_groups_of(names)
         read = sorted({t for g in groups.groups for t in g.committed})
         ends = await admin.log_end_offsets(read) if read else {}
     except AdminError as exc:

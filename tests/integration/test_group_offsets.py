@@ -22,7 +22,7 @@ Names = Callable[[str], str]
 
 async def _committed(bootstrap: str, group: str, topics: dict[str, list[int]]) -> dict:
     async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
-        found = await admin.consumer_groups_of(topics)
+        found = await admin.consumer_groups_of(list(topics))
     return {g.group: {t: dict(p) for t, p in g.committed.items()} for g in found.groups}.get(
         group, {}
     )

@@ -304,7 +304,7 @@ class ReplayAdmin:
     # Consumer groups and the records' tail are not recorded: answered as a cluster that
     # cannot tell (an AdminError), which the screens show as a note, not as a failure.
 
-    async def consumer_groups_of(self, topics: Mapping[str, Sequence[int]]) -> GroupsOfTopics:
+    async def consumer_groups_of(self, topics: Sequence[str]) -> GroupsOfTopics:
         raise AdminError("NOT_RECORDED", f"{self.recording.name}: consumer groups not recorded")
 
     async def log_end_offsets(self, topics: Sequence[str]) -> dict[tuple[str, int], int]:
