@@ -51,7 +51,8 @@ BatchRead = Callable[[list[str]], Awaitable[tuple[dict[str, V], list[TopicResult
 
 class AdminReads(AdminConnection):
     async def describe_cluster(self) -> ClusterInfo:
-        response = await self._cluster()
+        # The quorum alongside, not after: a create's snapshot waited for both in turn.
+        response, quorum = await asyncio.gather(self._cluster(), self._quorum())
         if response.error_code:
             raise KafkaRequestError.from_code(
                 response.error_code, "(cluster)", response.error_message, subject="The cluster"
@@ -66,7 +67,6 @@ class AdminReads(AdminConnection):
             key=lambda b: b.id,
         )
         controller = response.controller_id
-        quorum = await self._quorum()
         if quorum is not None:
             controller = quorum.leader if quorum.leader is not None else -1
         return ClusterInfo(
