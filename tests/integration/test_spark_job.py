@@ -82,7 +82,6 @@ def test_spark_local_1_writes_the_in_process_plan_byte_for_byte(tmp_path: Path) 
 
 def test_sigterm_ends_the_job_without_a_result(tmp_path: Path) -> None:
     prepared_input(tmp_path / "in.json")
-    before = _spark_jvms()
     result = tmp_path / "out.json"
     with (tmp_path / "spark.log").open("w") as log:
         job = subprocess.Popen(
@@ -102,10 +101,13 @@ def test_sigterm_ends_the_job_without_a_result(tmp_path: Path) -> None:
         assert job.stdout is not None
         first = json.loads(job.stdout.readline())
         assert first == {"stage": "session", "done": 0, "total": 1}
-        # Cancel once PySpark has started its JVM, the moment that once left it running.
+        # Cancel once PySpark has started its JVM, the moment that once left it running. Only
+        # the job's own JVMs count: the other workers' tests start Spark sessions meanwhile
+        # (one started in this window was once taken for a JVM left behind).
         deadline = time.monotonic() + 60
-        while not (_spark_jvms() - before) and time.monotonic() < deadline:
+        while not (started := _spark_jvms(job.pid)) and time.monotonic() < deadline:
             time.sleep(0.05)
+        assert started, "the job's Spark JVM did not start within 60 s"
         job.send_signal(signal.SIGTERM)
         rest = job.stdout.read()
         assert job.wait(timeout=120) == 130
@@ -113,18 +115,33 @@ def test_sigterm_ends_the_job_without_a_result(tmp_path: Path) -> None:
     assert not result.exists()
     # Cancelled while PySpark starts its JVM, the JVM once lived on alone (1 GB heap).
     deadline = time.monotonic() + 30
-    while (left := _spark_jvms() - before) and time.monotonic() < deadline:
+    while (left := started & _spark_jvms()) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not left, f"Spark JVMs left running: {left}"
 
 
-def _spark_jvms() -> set[int]:
-    """PySpark gateway JVMs running on this machine (their command line ends in pyspark-shell)."""
-    found = set()
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+def _spark_jvms(under: int | None = None) -> set[int]:
+    """PySpark gateway JVMs running on this machine (their command line ends in pyspark-shell);
+    with `under`, only those descending from that process."""
+    found, parents = set(), {}
+    for proc in Path("/proc").glob("[0-9]*"):
         try:
-            if cmdline.read_bytes().rstrip(b"\0").endswith(b"pyspark-shell"):
-                found.add(int(cmdline.parent.name))
-        except OSError:
+            # /proc/PID/stat: "pid (comm) state ppid ..."; comm may hold spaces.
+            parents[int(proc.name)] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if (proc / "cmdline").read_bytes().rstrip(b"\0").endswith(b"pyspark-shell"):
+                found.add(int(proc.name))
+        except (OSError, IndexError, ValueError):
             continue
-    return found
+    if under is None:
+        return found
+
+    def descends(pid: int) -> bool:
+        seen = set()
+        while pid > 1 and pid not in seen:
+            seen.add(pid)
+            pid = parents.get(pid, 0)
+            if pid == under:
+                return True
+        return False
+
+    return {pid for pid in found if descends(pid)}
