@@ -20,6 +20,8 @@ import pytest
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin
 from kafka_tui.devcluster import DevCluster, Mode
 
+from . import lifetimes
+
 
 @dataclass
 class Cluster:
@@ -35,13 +37,22 @@ class Cluster:
                 self.dev.start_broker(broker["id"])
 
 
-def _start(mode: Mode, root: Path) -> Iterator[Cluster]:
+def _start(mode: Mode, root: Path, name: str) -> Iterator[Cluster]:
     dev = DevCluster(root)
-    try:
+    cluster = Cluster(mode, dev, "", None)
+
+    def start() -> None:
         dev.up(mode, brokers=3)
         status = dev.status()
-        yield Cluster(mode, dev, status["bootstrap_servers"], status["zookeeper"])
+        cluster.bootstrap_servers = status["bootstrap_servers"]
+        cluster.zookeeper = status["zookeeper"]
+
+    try:
+        start()
+        lifetimes.started(name, start, dev.down)
+        yield cluster
     finally:
+        lifetimes.ended(name)
         if not os.environ.get("KAFKA_TUI_TEST_KEEP_CLUSTERS"):
             dev.down()
 
@@ -103,6 +114,41 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(group))
 
 
+# The order in which workers take the groups (`--no-loadscope-reorder`: xdist then hands them
+# out in the collection's order). The Spark group first: it keeps the CPU busy while the
+# Kafka groups beside it mostly wait on brokers (a run with it last: 47-88% busy for the first
+# half, 100% for the second); then the longest groups, the test-by-test pure ones last.
+_GROUP_ORDER = ("spark", "kraft-2", "zk-2", "kraft", "secured", "kraft-tui", "zk", "compat")
+
+
+class _Order:
+    @pytest.hookimpl(trylast=True)  # after pytest's own reordering by fixture parameters
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        groups = [(_worker_group(item), item) for item in items]
+        lifetimes.plan(groups)
+
+        def rank(entry: tuple[str | None, pytest.Item]) -> int:
+            group, item = entry
+            if group is not None:
+                return _GROUP_ORDER.index(group)
+            return len(_GROUP_ORDER) + (0 if item.path.parent.name == "fuzz" else 1)
+
+        items[:] = [item for _, item in sorted(groups, key=rank)]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        lifetimes.start_needed(_worker_group(item))
+
+    @pytest.hookimpl(trylast=True)  # after the test's own fixtures are torn down
+    def pytest_runtest_teardown(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        if nextitem is not None:
+            lifetimes.stop_unneeded(_worker_group(nextitem))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_Order(), "kafka-tui-order")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _own_change_journal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """The journal of recent changes (admin/journal.py) in the run's own folder; command-line
@@ -117,14 +163,35 @@ def _own_change_journal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
         yield
 
 
+# The JIT's first tier only and one GC thread for the Spark JVMs the tests start (drivers,
+# executors, the dev Spark cluster's daemons and Connect server), as the Kafka dev cluster's
+# brokers run: they live for seconds on small inputs, where C2 compiling is most of their CPU.
+# Measured here: one `local[1]` plan job 30-33 -> 19-20 s of CPU. Spark JVMs were a quarter of
+# a whole run's CPU.
+_SMALL_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _small_spark_jvms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    conf = tmp_path_factory.mktemp("spark-conf")
+    (conf / "spark-defaults.conf").write_text(
+        f"spark.driver.extraJavaOptions {_SMALL_JVM}\n"
+        f"spark.executor.extraJavaOptions {_SMALL_JVM}\n"
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SPARK_CONF_DIR", str(conf))
+        patch.setenv("SPARK_DAEMON_JAVA_OPTS", "-XX:TieredStopAtLevel=1")
+        yield
+
+
 @pytest.fixture(scope="session")
 def kraft_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    yield from _start("kraft", tmp_path_factory.mktemp("kraft"))
+    yield from _start("kraft", tmp_path_factory.mktemp("kraft"), "kraft_cluster")
 
 
 @pytest.fixture(scope="session")
 def zk_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    yield from _start("zk", tmp_path_factory.mktemp("zk"))
+    yield from _start("zk", tmp_path_factory.mktemp("zk"), "zk_cluster")
 
 
 @pytest.fixture(scope="session", params=["kraft", "zk"])
@@ -203,34 +270,38 @@ class SecuredCluster:
         return dataclasses.replace(settings, **changes)
 
 
-def _start_secured(mode: Mode, root: Path) -> Iterator[SecuredCluster]:
+def _start_secured(mode: Mode, root: Path, name: str) -> Iterator[SecuredCluster]:
     dev = DevCluster(root)
-    try:
+    cluster = SecuredCluster(mode, dev, "", "", str(root.resolve() / "other-ca.pem"), {})
+
+    def start() -> None:
         dev.up(mode, brokers=2, security="sasl_ssl")
         status = dev.status()
-        security = status["security"]
-        yield SecuredCluster(
-            mode,
-            dev,
-            status["bootstrap_servers"],
-            security["ca_file"],
-            str(root.resolve() / "other-ca.pem"),
-            dict(security["users"]),
-            status["zookeeper"],
-        )
+        cluster.bootstrap_servers = status["bootstrap_servers"]
+        cluster.zookeeper = status["zookeeper"]
+        cluster.ca_file = status["security"]["ca_file"]
+        cluster.users = dict(status["security"]["users"])
+
+    try:
+        start()
+        lifetimes.started(name, start, dev.down)
+        yield cluster
     finally:
+        lifetimes.ended(name)
         if not os.environ.get("KAFKA_TUI_TEST_KEEP_CLUSTERS"):
             dev.down()
 
 
 @pytest.fixture(scope="session")
 def secured_kraft_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredCluster]:
-    yield from _start_secured("kraft", tmp_path_factory.mktemp("secured-kraft"))
+    yield from _start_secured(
+        "kraft", tmp_path_factory.mktemp("secured-kraft"), "secured_kraft_cluster"
+    )
 
 
 @pytest.fixture(scope="session")
 def secured_zk_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredCluster]:
-    yield from _start_secured("zk", tmp_path_factory.mktemp("secured-zk"))
+    yield from _start_secured("zk", tmp_path_factory.mktemp("secured-zk"), "secured_zk_cluster")
 
 
 @pytest.fixture(scope="session", params=["kraft", "zk"])

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from kazoo.client import KazooClient
 
+from .. import lifetimes
 from ..conftest import Cluster
 from .test_spark_cluster import CLI, _decoy_path
 
@@ -37,16 +38,28 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str
     env = {k: v for k, v in os.environ.items() if k != "PYSPARK_PYTHON"}
     env |= {"KAFKA_TUI_SPARK_CLUSTER_DIR": str(root / "cluster")}
     env["PATH"] = _decoy_path(root / "decoy-bin")
-    up = subprocess.run(
-        [*CLI, "up", "--workers", "2", "--connect", "--output", "json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    status: dict[str, Any] = {}
+
+    def up() -> None:
+        done = subprocess.run(
+            [*CLI, "up", "--workers", "2", "--connect", "--output", "json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        status.clear()
+        status.update(json.loads(done.stdout) | {"env": env})
+
+    def down() -> None:
+        done = subprocess.run([*CLI, "down"], env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+
     try:
-        assert up.returncode == 0, up.stderr
-        yield json.loads(up.stdout) | {"env": env}
+        up()
+        lifetimes.started("spark_cluster", up, down)
+        yield status
     finally:
-        down = subprocess.run([*CLI, "down"], env=env, capture_output=True, text=True, timeout=120)
-        assert down.returncode == 0, down.stderr
+        lifetimes.ended("spark_cluster")
+        down()
