@@ -318,6 +318,18 @@ class SparkDevCluster:
     ) -> int:
         folder = self.root / n.name
         folder.mkdir(parents=True, exist_ok=True)
+        # The caller's Spark settings still apply: its spark-defaults.conf (the node's own
+        # folder is its SPARK_CONF_DIR) and its daemons' Java options.
+        caller_conf = os.environ.get("SPARK_CONF_DIR")
+        if caller_conf and (Path(caller_conf) / "spark-defaults.conf").is_file():
+            shutil.copyfile(
+                Path(caller_conf) / "spark-defaults.conf", folder / "spark-defaults.conf"
+            )
+        daemon_opts = [
+            self._marker(n),
+            "-XX:+UseSerialGC",
+            os.environ.get("SPARK_DAEMON_JAVA_OPTS", ""),
+        ]
         env = {
             **os.environ,
             # Set, so bin/find-spark-home never runs a `python3` from PATH to find it.
@@ -327,7 +339,7 @@ class SparkDevCluster:
             "SPARK_PID_DIR": str(folder),
             "SPARK_LOCAL_DIRS": str(folder / "tmp"),
             "SPARK_DAEMON_MEMORY": DAEMON_MEMORY,
-            "SPARK_DAEMON_JAVA_OPTS": f"{self._marker(n)} -XX:+UseSerialGC",
+            "SPARK_DAEMON_JAVA_OPTS": " ".join(o for o in daemon_opts if o),
             "SPARK_LOCAL_IP": "127.0.0.1",
             **(extra_env or {}),
         }
