@@ -177,6 +177,8 @@ def test_a_plan_read_by_spark_gets_the_in_process_placement(
 def test_bad_rows_read_by_spark_are_worded_and_placed_as_in_process(
     spark_cluster: dict[str, Any], tmp_path: Path
 ) -> None:
+    """Through Spark Connect, its executors on both workers (no application of its own: one
+    costs a driver and two executor JVMs on the 2-core machine)."""
     lines = _csv(_rows(2_000)).splitlines()
     # late in the file (a later split than the first), and a few in one line
     lines[1500] = "bad topic!,0,x,,retention.ms"
@@ -185,7 +187,7 @@ def test_bad_rows_read_by_spark_are_worded_and_placed_as_in_process(
     text = "\n".join(lines) + "\n"
     plan = tmp_path / "plan.csv"
     plan.write_text(text)
-    code, summary = _stream(tmp_path, plan, spark_cluster["master"], spark_cluster["env"], *CONF)
+    code, summary = _stream(tmp_path, plan, spark_cluster["connect"], spark_cluster["env"], *SPLITS)
     assert code == 0, (tmp_path / "spark.log").read_text()[-3000:]
     assert summary is not None and "parts" not in summary
     with pytest.raises(plan_rows.PlanFileErrors) as in_process:
