@@ -10,6 +10,7 @@ from kafka_tui.planning.drain_moves import TopicMove
 from kafka_tui.planning.reassignment import Move
 from kafka_tui.services.draining import DrainProgress, Stalled
 from kafka_tui.services.stalls import STALL_S, StallWatch
+from kafka_tui.tui.screens.drain import progress_words
 
 A, B = ("orders", 3), ("orders", 4)
 
@@ -72,6 +73,11 @@ def test_the_words_of_a_stall() -> None:
     assert waiting.stall_words() == (
         "1 move(s) without progress for 12 s (broker 4 gone: cancelled in 22 s)"
     )
+    # The brokers screen's line says the same; without a stall it is as before.
+    assert "left. 1 move(s) without progress for 12 s (broker 4 gone: cancelled in 22 s). esc" in (
+        progress_words([3], waiting)
+    )
+    assert "180 s left. esc stops" in progress_words([3], moving)
     kraft = Stalled(TopicMove("orders", Move(3, (1, 2), (1, 4), 1)), (4,), "drain")
     assert kraft.message == (
         "orders-3: its new replica's broker 4 left the cluster mid-copy; the move was "
