@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from ..admin import AdminError
 from ..admin import audit_log as audit
 from ..admin.elections import ELECTION_NOT_NEEDED
-from ..admin.partition_moves import PartitionMove
+from ..admin.partition_moves import OngoingReassignment, PartitionMove
 from ..admin.placeholders import PlaceholderStore
 from ..planning.drain_moves import (
     Partition,
@@ -61,6 +61,7 @@ POLL_S = 0.5
 CANCEL_WAIT_S = 30.0
 ALL_DIRS = "*"
 DEFAULT_BATCH = 10
+NOT_CONTROLLER = "NOT_CONTROLLER"
 
 
 @dataclass(frozen=True)
@@ -430,6 +431,7 @@ async def _move(
     running: dict[tuple[str, int], TopicMove] = {}
     finished_bytes = 0
     began = time.monotonic()
+    bounced: list[float] = []  # when the controller first answered NOT_CONTROLLER, if it does
     try:
         while queue or running:
             if stop.is_set():
@@ -452,9 +454,12 @@ async def _move(
                         watch.start(m.key, _waits_on(preview, m), now)
                     else:
                         outcome.refused.append((m, a.message))
-            ongoing = {
-                (r.topic, r.partition): r for r in await admin.list_partition_reassignments(None)
-            }
+            listed = await _listed(admin, bounced)
+            if listed is None:  # the controller is moving: ask again in a moment
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), POLL_S)
+                continue
+            ongoing = {(r.topic, r.partition): r for r in listed}
             for key in [k for k in running if k not in ongoing]:
                 outcome.moved.append(running.pop(key))
                 watch.drop(key)
@@ -509,6 +514,25 @@ async def _move(
             outcome.throttle_left_on = sorted(set(limit.brokers) - live)
     if outcome.moved:
         await _until_shown(admin, outcome.moved)
+
+
+async def _listed(admin: AdminPort, bounced: list[float]) -> list[OngoingReassignment] | None:
+    """The reassignments in progress; None while the controller moves (ZooKeeper mode: its
+    broker stopped, the next one not yet elected: NOT_CONTROLLER), for at most the request
+    timeout (`bounced` holds when that began), after which the error stands."""
+    try:
+        listed = await admin.list_partition_reassignments(None)
+    except AdminError as exc:
+        now = time.monotonic()
+        bounced[:] = bounced or [now]
+        if (
+            exc.name != NOT_CONTROLLER
+            or now - bounced[0] > admin.settings.request_timeout_ms / 1000
+        ):
+            raise
+        return None
+    bounced.clear()
+    return listed
 
 
 def _waits_on(preview: Preview, m: TopicMove) -> tuple[int, ...]:
