@@ -57,6 +57,11 @@ def _run_flags(parser: argparse.ArgumentParser) -> None:
         help="replication throttle on the brokers and partitions moving, removed at the end",
     )
     parser.add_argument("--validate-only", action="store_true", help="preview, send nothing")
+    # How long a move's new broker may be gone before the move is cancelled as stalled;
+    # the tests shorten it (not for operators: the default is the rule).
+    parser.add_argument(
+        "--stall-timeout", type=float, default=service.STALL_S, help=argparse.SUPPRESS
+    )
     parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")
 
 
@@ -78,6 +83,8 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
         raise UsageError("--batch must be at least 1 partition")
     if args.throttle is not None and args.throttle < 1:
         raise UsageError("--throttle must be at least 1 byte per second")
+    if args.stall_timeout <= 0:
+        raise UsageError("--stall-timeout must be above 0 seconds")
     if args.action == "drain":
         preview = await service.preview_drain(admin, args.broker_ids, zookeeper=zookeeper)
     else:
@@ -107,6 +114,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
                 stop=stop,
                 progress=progress,
                 store=store,
+                stall_s=args.stall_timeout,
             )
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -177,11 +185,19 @@ def _print(outcome: service.Outcome, as_json: bool, args: argparse.Namespace) ->
         print(outcome.message)
         for m, why in outcome.refused:
             print(f"Error: {m.topic}-{m.move.partition}: {why}", file=sys.stderr)
+        for s in outcome.stalled:
+            print(f"Stalled: {s.message}", file=sys.stderr)
         if outcome.rollback_file:
             print(
                 f"Rollback file (the replicas before): {outcome.rollback_file}\n"
                 f"  undo: kafka-tui topics reassign --reassignment-json-file "
                 f"{outcome.rollback_file}"
+            )
+        if outcome.throttle_left_on:
+            print(
+                f"Once broker(s) {_ids(tuple(outcome.throttle_left_on))} are back: "
+                "kafka-tui throttles clear --orphaned",
+                file=sys.stderr,
             )
         if outcome.state == "interrupted":
             print(f"Resume (it moves only what is still on the broker): {data['resume']}")
@@ -192,7 +208,7 @@ def _print(outcome: service.Outcome, as_json: bool, args: argparse.Namespace) ->
 def _bar(show: bool) -> Iterator[service.Progress]:
     """A rich bar on a terminal: partitions, bytes copied, rate and time left."""
     if not (show and sys.stderr.isatty()):
-        yield lambda progress: None
+        yield _stall_lines()  # in JSON too: stderr only
         return
     from rich.progress import BarColumn, Progress, TextColumn
 
@@ -201,12 +217,12 @@ def _bar(show: bool) -> Iterator[service.Progress]:
         BarColumn(),
         TextColumn(
             "{task.fields[copied]} of {task.fields[total_b]}, "
-            "{task.fields[rate]}/s, {task.fields[eta]} left"
+            "{task.fields[rate]}/s, {task.fields[eta]} left{task.fields[stall]}"
         ),
         transient=True,
     )
     task = bar.add_task(
-        "", total=None, step="", done=0, of=0, copied="", total_b="", rate="", eta="?"
+        "", total=None, step="", done=0, of=0, copied="", total_b="", rate="", eta="?", stall=""
     )
 
     def update(p: service.DrainProgress) -> None:
@@ -222,6 +238,7 @@ def _bar(show: bool) -> Iterator[service.Progress]:
             total_b=human_bytes(p.total),
             rate=human_bytes(int(p.rate)),
             eta=eta,
+            stall=f"; {words}" if (words := p.stall_words()) else "",
         )
 
     bar.start()
@@ -229,6 +246,19 @@ def _bar(show: bool) -> Iterator[service.Progress]:
         yield update
     finally:
         bar.stop()
+
+
+def _stall_lines() -> service.Progress:
+    """Off a terminal: one stderr line each time the brokers a stall waits on change."""
+    shown: list[tuple[int, ...]] = [()]
+
+    def update(p: service.DrainProgress) -> None:
+        if p.step == "moving" and p.gone != shown[0]:
+            shown[0] = p.gone
+            if p.gone:
+                print(f"Waiting: {p.stall_words()}", file=sys.stderr)
+
+    return update
 
 
 def _ids(ids: tuple[int, ...]) -> str:

@@ -22,7 +22,7 @@ from ..services.snapshot import Snapshot, min_insync_replicas, take_snapshot
 from . import output
 from .leaders import offer_election
 from .reassign_flags import add_parsers as add_parsers  # the CLI registers the command here
-from .words import with_remedies
+from .words import with_remedies, worded
 
 
 def partition_targets(text: str) -> dict[int, list[int]]:
@@ -217,7 +217,26 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     if not settled.results:
         what = f" for {', '.join(args.topics)}" if args.topics else ""
         print(f"No reassignment in progress{what}.", file=sys.stderr)
-    return output.results(settled.results, as_json)
+    if args.action != "cancel":
+        return output.results(settled.results, as_json)
+    return _cancelled(settled, as_json)
+
+
+def _cancelled(settled: service.Settled, as_json: bool) -> int:
+    """The cancel's results; the throttles no reassignment needs any more named on stderr
+    with the command that clears them, and in each JSON result (`orphaned_throttles`)."""
+    if settled.orphaned:
+        print(
+            f"{service.orphaned_words(settled.orphaned)} To clear them: "
+            "kafka-tui throttles clear --orphaned",
+            file=sys.stderr,
+        )
+    if not as_json:
+        return output.results(settled.results, False)
+    items = [worded(r) for r in settled.results]
+    orphaned = [t.to_json() for t in settled.orphaned]
+    output.emit_json([r.to_json() | {"orphaned_throttles": orphaned} for r in items])
+    return 0 if all(r.ok for r in items) else 1
 
 
 async def _change_rate(rate: int, admin: KafkaAdmin, as_json: bool) -> int:

@@ -14,6 +14,11 @@ A drain, in order:
    under the throttle when given (rates on every broker involved, the moving replicas on
    their topics), which goes at the end.
 
+A move whose new replica's broker leaves the cluster mid-copy is stalled (services/stalls.py):
+once that broker has been gone `stall_s` (default STALL_S) while the move copied nothing, the
+move is cancelled on its own, the others go on, and the run ends interrupted, the stalled
+moves listed (`Outcome.stalled`).
+
 `stop` (Ctrl+C, esc) ends it cleanly: finished moves stay, the running ones are cancelled
 (AlterPartitionReassignments with no target: they keep their replicas) and the throttles
 go. Running it again resumes: the plan is made afresh from what is still on the broker.
@@ -24,13 +29,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..admin import AdminError
 from ..admin import audit_log as audit
 from ..admin.elections import ELECTION_NOT_NEEDED
-from ..admin.partition_moves import PartitionMove
+from ..admin.partition_moves import OngoingReassignment, PartitionMove
 from ..admin.placeholders import PlaceholderStore
 from ..planning.drain_moves import (
     Partition,
@@ -50,11 +55,13 @@ from .ports import AdminPort
 from .reassigning import replication_throttle
 from .replication_throttles import release_throttles
 from .snapshot import Snapshot, take_snapshot
+from .stalls import STALL_S, StallWatch
 
 POLL_S = 0.5
 CANCEL_WAIT_S = 30.0
 ALL_DIRS = "*"
 DEFAULT_BATCH = 10
+NOT_CONTROLLER = "NOT_CONTROLLER"
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,22 @@ class DrainProgress:
     rate: float
     eta_s: float | None
     step: str  # "leadership", "cordon", "election", "moving", "cancelling", "done"
+    quiet: int = 0  # running moves without a byte of progress for a while
+    quiet_s: float = 0.0  # the longest of those waits so far
+    gone: tuple[int, ...] = ()  # new brokers of running moves the cluster no longer lists
+    cancel_in_s: float | None = None  # until the first stalled move is cancelled
+
+    def stall_words(self) -> str:
+        """A stall being waited out, in a few words ("" while every move progresses)."""
+        if not self.quiet:
+            return ""
+        text = f"{self.quiet} move(s) without progress for {self.quiet_s:.0f} s"
+        if self.gone:
+            text += f" (broker {_ids(self.gone)} gone"
+            if self.cancel_in_s is not None:
+                text += f": cancelled in {self.cancel_in_s:.0f} s"
+            text += ")"
+        return text
 
 
 Progress = Callable[[DrainProgress], None]
@@ -171,6 +194,35 @@ async def preview_replace(
     )
 
 
+@dataclass(frozen=True)
+class Stalled:
+    """A move cancelled because its new replica's broker(s) left the cluster mid-copy."""
+
+    move: TopicMove
+    gone: tuple[int, ...]
+    kind: str  # "drain" or "replace"
+
+    @property
+    def message(self) -> str:
+        who = _ids(self.gone)
+        again = "drain again" if self.kind == "drain" else "run the replace again"
+        what = f"{self.move.topic}-{self.move.move.partition}"
+        if set(self.gone) <= set(self.move.move.added):
+            why = f"its new replica's broker {who} left the cluster mid-copy"
+        else:  # ZooKeeper mode: a staying replica's broker
+            why = (
+                f"broker {who} of its new replica list left the cluster mid-copy (a ZooKeeper-"
+                "mode controller ends a move only once every replica of the list is in sync)"
+            )
+        return (
+            f"{what}: {why}; the move was cancelled (the partition keeps its replicas). "
+            f"Start broker {who} or {again} to plan afresh."
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return _move_json(self.move) | {"brokers_gone": list(self.gone), "message": self.message}
+
+
 @dataclass
 class Outcome:
     """What a run did (the shape scripts read: `to_json`)."""
@@ -184,6 +236,9 @@ class Outcome:
     moved: list[TopicMove] = field(default_factory=list)
     cancelled: list[TopicMove] = field(default_factory=list)
     refused: list[tuple[TopicMove, str]] = field(default_factory=list)
+    stalled: list[Stalled] = field(default_factory=list)
+    not_started: list[TopicMove] = field(default_factory=list)  # queued for a gone broker
+    throttle_left_on: list[int] = field(default_factory=list)  # offline: keep their rates
     cordoned: list[int] = field(default_factory=list)
     rollback_file: str | None = None
     fills: list[FillResult] = field(default_factory=list)
@@ -225,6 +280,8 @@ class Outcome:
             "cancelled": len(self.cancelled),
             "refused": [_move_json(m) | {"message": why} for m, why in self.refused],
             "unmovable": [u.to_json() for u in p.planned.unmovable],
+            "stalled": [s.to_json() for s in self.stalled],
+            "throttle_left_on": self.throttle_left_on,
             "replicas_before": {str(b): n for b, n in sorted(before.items())},
             "replicas_after": {str(b): n for b, n in sorted(after.items())},
             "rollback_file": self.rollback_file,
@@ -256,11 +313,15 @@ async def run(
     stop: asyncio.Event | None = None,
     progress: Progress = _quiet,
     store: PlaceholderStore | None = None,
+    stall_s: float = STALL_S,
 ) -> Outcome:
     """Run the previewed drain or replace (see the module's words). `store`: a replace then
-    offers the placeholders waiting for OLD's rack to NEW."""
+    offers the placeholders waiting for OLD's rack to NEW. `stall_s`: how long a move's new
+    broker may be gone before the move is cancelled as stalled."""
     if batch < 1:
         raise UsageError("a batch must be at least 1 partition")
+    if stall_s <= 0:
+        raise UsageError("a stall timeout must be above 0 seconds")
     if throttle is not None and throttle < 1:
         raise UsageError("a replication throttle must be at least 1 byte per second")
     stop = stop or asyncio.Event()
@@ -290,7 +351,8 @@ async def run(
             if preview.kind == "drain":
                 await _leadership_and_cordon(admin, preview, outcome, progress)
             if not stop.is_set():
-                await _move(admin, preview, outcome, batch, throttle, stop, progress)
+                watch = StallWatch(stall_s)
+                await _move(admin, preview, outcome, batch, throttle, stop, progress, watch)
             elif p.moves:
                 outcome.state = "interrupted"  # stopped before the first move
         if preview.kind == "replace" and store is not None and outcome.state == "done":
@@ -346,8 +408,11 @@ async def _move(
     throttle: int | None,
     stop: asyncio.Event,
     progress: Progress,
+    watch: StallWatch,
 ) -> None:
-    """At most `batch` partitions copying at once; as one finishes, the next starts."""
+    """At most `batch` partitions copying at once; as one finishes, the next starts. A move
+    whose new broker has been gone `watch.stall_s` is cancelled as stalled; the queued moves
+    to that broker are not started."""
     queue = list(preview.planned.moves)
     if not queue:
         return
@@ -366,6 +431,7 @@ async def _move(
     running: dict[tuple[str, int], TopicMove] = {}
     finished_bytes = 0
     began = time.monotonic()
+    bounced: list[float] = []  # when the controller first answered NOT_CONTROLLER, if it does
     try:
         while queue or running:
             if stop.is_set():
@@ -381,25 +447,54 @@ async def _move(
                         for m in starting
                     ]
                 )
+                now = time.monotonic()
                 for m, a in zip(starting, answers, strict=True):
                     if a.ok:
                         running[m.key] = m
+                        watch.start(m.key, _waits_on(preview, m), now)
                     else:
                         outcome.refused.append((m, a.message))
-            ongoing = {
-                (r.topic, r.partition): r for r in await admin.list_partition_reassignments(None)
-            }
+            listed = await _listed(admin, bounced)
+            if listed is None:  # the controller is moving: ask again in a moment
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), POLL_S)
+                continue
+            ongoing = {(r.topic, r.partition): r for r in listed}
             for key in [k for k in running if k not in ongoing]:
                 outcome.moved.append(running.pop(key))
+                watch.drop(key)
                 finished_bytes += sizes.get(key, 0)
-            copying = await _copying(admin, running, ongoing, sizes) if running and total else 0
-            copied = finished_bytes + copying
-            elapsed = max(time.monotonic() - began, 1e-6)
+            if running and total:
+                held = await _copying(admin, running, sizes, watch.gone)
+                now = time.monotonic()
+                for key, n in held.items():
+                    watch.held(key, n, now)
+            now = time.monotonic()
+            if watch.wants_live(now):
+                watch.saw_live((await admin.describe_cluster()).live_broker_ids, now)
+            if stalled := watch.stalled(now):
+                await _cancel_stalled(admin, preview, outcome, running, stalled, watch)
+                gone = watch.gone
+                outcome.not_started += [m for m in queue if set(m.move.added) & gone]
+                queue = [m for m in queue if not set(m.move.added) & gone]
+            copied = finished_bytes + watch.bytes_held()
+            elapsed = max(now - began, 1e-6)
             rate = copied / elapsed
             eta = (total - copied) / rate if rate > 0 else None
             progress(
                 DrainProgress(
-                    len(outcome.moved), of, copied, total, len(running), rate, eta, "moving"
+                    len(outcome.moved),
+                    of,
+                    copied,
+                    total,
+                    len(running),
+                    rate,
+                    eta,
+                    "moving",
+                    len(watch.quiet(now)),
+                    watch.longest_quiet_s(now),
+                    tuple(sorted(watch.gone)),
+                    watch.cancel_in_s(now),
                 )
             )
             if not running and not queue:
@@ -411,27 +506,56 @@ async def _move(
     finally:
         if running:
             await _cancel_running(admin, outcome, running, of, total, progress)
-        if outcome.cancelled or queue:
+        if outcome.cancelled or queue or outcome.stalled or outcome.not_started:
             outcome.state = "interrupted"
         if limit is not None:
             await release_throttles(admin, limit.brokers, sorted(limit.leaders | limit.followers))
+            live = set((await admin.describe_cluster()).live_broker_ids)
+            outcome.throttle_left_on = sorted(set(limit.brokers) - live)
     if outcome.moved:
         await _until_shown(admin, outcome.moved)
+
+
+async def _listed(admin: AdminPort, bounced: list[float]) -> list[OngoingReassignment] | None:
+    """The reassignments in progress; None while the controller moves (ZooKeeper mode: its
+    broker stopped, the next one not yet elected: NOT_CONTROLLER), for at most the request
+    timeout (`bounced` holds when that began), after which the error stands."""
+    try:
+        listed = await admin.list_partition_reassignments(None)
+    except AdminError as exc:
+        now = time.monotonic()
+        bounced[:] = bounced or [now]
+        if (
+            exc.name != NOT_CONTROLLER
+            or now - bounced[0] > admin.settings.request_timeout_ms / 1000
+        ):
+            raise
+        return None
+    bounced.clear()
+    return listed
+
+
+def _waits_on(preview: Preview, m: TopicMove) -> tuple[int, ...]:
+    """The brokers a move cannot finish without: its new replicas' (KRaft: the controller
+    ends a move once the adding replicas are in sync), every broker of its new list in
+    ZooKeeper mode (that controller waits for the whole list in the ISR; measured on 3.9)."""
+    return m.move.added if preview.snapshot.kraft else m.move.after
 
 
 async def _copying(
     admin: AdminPort,
     running: dict[tuple[str, int], TopicMove],
-    ongoing: Mapping[tuple[str, int], object],
     sizes: dict[tuple[str, int], int],
-) -> int:
-    """Bytes the adding replicas of the running moves hold so far, each capped at its size
-    (every adding broker describes its own logs)."""
+    gone: frozenset[int],
+) -> dict[tuple[str, int], int]:
+    """Bytes the adding replicas of each running move hold so far, capped at its size
+    (every adding broker describes its own logs; one seen gone is not asked)."""
     adding: dict[int, list[tuple[str, int]]] = {}
     for key, m in running.items():
         for b in m.move.added:
-            adding.setdefault(b, []).append(key)
-    held = 0
+            if b not in gone:
+                adding.setdefault(b, []).append(key)
+    held: dict[tuple[str, int], int] = {}
     for broker, keys in sorted(adding.items()):
         try:
             found = await admin.partition_sizes(sorted({t for t, _ in keys}), [broker])
@@ -439,8 +563,37 @@ async def _copying(
             continue
         for key in keys:
             size = sizes.get(key, 0) // max(1, len(running[key].move.added))
-            held += min(found.get(key, 0), size)
+            held[key] = held.get(key, 0) + min(found.get(key, 0), size)
     return held
+
+
+async def _cancel_stalled(
+    admin: AdminPort,
+    preview: Preview,
+    outcome: Outcome,
+    running: dict[tuple[str, int], TopicMove],
+    stalled: Sequence[tuple[tuple[str, int], tuple[int, ...]]],
+    watch: StallWatch,
+) -> None:
+    """Cancel the stalled moves (AlterPartitionReassignments with no target: the partition
+    keeps its replicas); one that finished meanwhile counts as moved."""
+    gone = dict(stalled)
+    answers = await admin.alter_partition_reassignments(
+        [PartitionMove(t, q, None) for t, q in sorted(gone)]
+    )
+    reverted = [(a.topic, a.partition) for a in answers if a.ok]
+    if reverted:
+        await admin.wait_for_reassignments(reverted, time.monotonic() + CANCEL_WAIT_S)
+    for a in answers:
+        key = (a.topic, a.partition)
+        move = running.pop(key)
+        watch.drop(key)
+        if a.ok:
+            outcome.stalled.append(Stalled(move, gone[key], preview.kind))
+        elif a.error == "NO_REASSIGNMENT_IN_PROGRESS":
+            outcome.moved.append(move)
+        else:
+            outcome.refused.append((move, f"stalled, and the cancel was refused: {a.message}"))
 
 
 async def _cancel_running(
@@ -554,12 +707,28 @@ def _words(o: Outcome) -> str:
     parts.append(f"{len(o.moved)} of {len(p.planned.moves)} partition move(s) done")
     if o.cancelled:
         parts.append(f"{len(o.cancelled)} cancelled (they keep their replicas)")
+    if o.stalled:
+        names = ", ".join(f"{s.move.topic}-{s.move.move.partition}" for s in o.stalled[:5])
+        if len(o.stalled) > 5:
+            names += f" and {len(o.stalled) - 5} more"
+        gone = _ids(sorted({b for s in o.stalled for b in s.gone}))
+        parts.append(
+            f"{len(o.stalled)} stalled and cancelled ({names}: broker {gone} left the cluster "
+            "mid-copy; they keep their replicas)"
+        )
+    if o.not_started:
+        parts.append(f"{len(o.not_started)} for the same broker(s) not started")
     if o.refused:
         parts.append(f"{len(o.refused)} refused")
     if p.planned.unmovable:
         parts.append(f"{len(p.planned.unmovable)} partition(s) cannot move")
     state = {"done": "done", "interrupted": "interrupted", "failed": "not started"}[o.state]
     text = f"{what} {state}: {'; '.join(parts)}."
+    if o.throttle_left_on:
+        text += (
+            f" Broker(s) {_ids(o.throttle_left_on)} offline: it keeps its throttle rate (a "
+            "broker's own config); once it is back, clear it as an orphaned throttle."
+        )
     if o.fills:
         filled = sum(1 for f in o.fills if f.ok)
         text += f" {filled} placeholder(s) waiting for its rack filled by broker {p.brokers[1]}."
@@ -572,9 +741,11 @@ def _ids(ids: Sequence[int]) -> str:
 
 __all__ = [
     "DEFAULT_BATCH",
+    "STALL_S",
     "DrainProgress",
     "Outcome",
     "Preview",
+    "Stalled",
     "Unmovable",
     "preview_drain",
     "preview_replace",

@@ -290,6 +290,135 @@ def test_an_interrupted_drain_cancels_the_running_moves_keeps_the_finished_and_r
         _roll_back(capsys, cluster, first.get("rollback_file"))
 
 
+def _in_sync(capsys: pytest.CaptureFixture[str], cluster: Cluster, topic: str, b: int) -> bool:
+    """Whether broker `b` joins partition 0's ISR within 30 s."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        _, described = cli(capsys, cluster, "topics", "describe", topic, "--no-configs")
+        if b in described[0]["partitions"][0]["isr"]:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _stopped(capsys: pytest.CaptureFixture[str], cluster: Cluster) -> int:
+    """The broker to stop mid-copy (1 or 2; the drained 3 stays): in ZooKeeper mode the
+    controller when it is one of them, so the drain also lives through the controller
+    moving (its polls answered NOT_CONTROLLER for a moment)."""
+    if cluster.mode == "zk":
+        _, info = cli(capsys, cluster, "cluster", "describe")
+        if info["controller_id"] in (1, 2):
+            return int(info["controller_id"])
+    return 2
+
+
+def test_a_move_whose_new_broker_stops_mid_copy_is_cancelled_as_stalled_and_the_others_finish(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    # `heavy` (4 MB at 1 KB/s) moves KEPT:3 -> KEPT:GONE, onto the broker stopped mid-copy;
+    # `light` (a few KB each, copied by the first throttled fetch) GONE:3 -> GONE:KEPT.
+    gone = _stopped(capsys, cluster)
+    kept = 3 - gone  # the other of brokers 1 and 2
+    heavy, light = f"0stall-{uuid.uuid4().hex[:8]}", topic_name("light")
+    _create(capsys, cluster, heavy, f"{kept}:3")
+    _create(capsys, cluster, light, ",".join([f"{gone}:3"] * 4))
+    asyncio.run(produce(cluster.bootstrap_servers, heavy, 400, size=10_000, partitions=1))
+    asyncio.run(produce(cluster.bootstrap_servers, light, 200, partitions=4))
+    out: dict[str, Any] = {}
+    try:
+        process = _drain_process(
+            cluster, "--batch", "100", "--throttle", "1000", "--stall-timeout", "3", "--yes"
+        )
+        try:
+            ongoing = asyncio.run(_wait_moving(cluster, heavy))
+            assert [(r.partition, r.adding) for r in ongoing] == [(0, [gone])], ongoing
+            # `light` done first: a ZooKeeper-mode move whose staying replica's broker stops
+            # cannot end either (see below), so the test waits for it.
+            assert (
+                _settled(capsys, cluster, light, lambda rs: rs == [[gone, kept]] * 4)
+                == [[gone, kept]] * 4
+            )
+            started = time.monotonic()
+            cluster.dev.stop_broker(gone)
+            raw, err = process.communicate(timeout=120)
+            waited = time.monotonic() - started
+        finally:
+            if process.poll() is None:
+                process.kill()
+        assert raw, err
+        out = json.loads(raw)
+        assert process.returncode == 1, err
+        assert out["state"] == "interrupted" and not out["ok"], out
+        assert out["resume"].endswith(f"brokers drain {DRAINED} --batch 100 --throttle 1000 "
+                                      "--stall-timeout 3 --yes")  # fmt: skip
+        stalled = {(s["topic"], s["partition"]): s for s in out["stalled"]}
+        assert stalled[(heavy, 0)] == {
+            "topic": heavy, "partition": 0, "before": [kept, 3], "after": [kept, gone],
+            "brokers_gone": [gone],
+            "message": f"{heavy}-0: its new replica's broker {gone} left the cluster mid-copy; "
+            "the move was cancelled (the partition keeps its replicas). Start broker "
+            f"{gone} or drain again to plan afresh.",
+        }  # fmt: skip
+        # Only moves onto the stopped broker stall (other tests' partitions may too).
+        assert all(s["brokers_gone"] == [gone] and gone in s["after"] for s in out["stalled"])
+        assert "stalled and cancelled (" in out["message"], out["message"]
+        assert f"broker {gone} left the cluster mid-copy" in out["message"]
+        # Off a terminal, one stderr line says what the run waits for.
+        assert "move(s) without progress for" in err and f"(broker {gone} gone" in err, err
+        assert out["throttle_left_on"] == [gone]
+        assert waited < 60, waited  # 3 s of absence, not for ever
+        # The stalled partition keeps its replicas; the others finished (onto broker 1).
+        assert _settled(capsys, cluster, heavy, lambda rs: rs == [[kept, 3]]) == [[kept, 3]]
+        assert (
+            _settled(capsys, cluster, light, lambda rs: rs == [[gone, kept]] * 4)
+            == [[gone, kept]] * 4
+        )
+        code, listed = cli(capsys, cluster, "reassignments", "list")
+        assert listed == []
+        code, throttles = cli(capsys, cluster, "throttles", "list")
+        assert throttles == []  # on the live brokers: the stopped one cannot be read
+
+        # The Kafka fact the rule rests on (`_waits_on`): broker GONE stopped, a move that
+        # keeps it and adds 3 ends once 3 is in sync on KRaft 4.4; ZooKeeper 3.9's
+        # controller waits for the whole new list in the ISR, so the move never ends.
+        cli(capsys, cluster, "brokers", "undrain", str(DRAINED))  # KRaft: the cordon off
+        code, moving = cli(
+            capsys, cluster, "topics", "reassign", light, "--replica-assignment", f"0={gone}:3",
+            "--no-wait",
+        )  # fmt: skip
+        assert code == 0, moving
+        if cluster.mode == "kraft":
+            assert _settled(capsys, cluster, light, lambda rs: rs[0] == [gone, 3])[0] == [gone, 3]
+        else:
+            assert _in_sync(capsys, cluster, light, 3), "broker 3 never joined the ISR"
+            code, listed = cli(capsys, cluster, "reassignments", "list", light)
+            assert [(r["replicas"], r["adding"]) for r in listed] == [([gone, 3, kept], [3])], (
+                listed
+            )
+            code, cancelled = cli(capsys, cluster, "reassignments", "cancel", light)
+            assert code == 0, cancelled
+            assert _settled(capsys, cluster, light, lambda rs: rs[0] == [gone, kept])[0] == [
+                gone,
+                kept,
+            ]
+
+        # Back, the stopped broker still has the rate it was given (its own dynamic
+        # config, stored by the controller): orphaned, and cleared as the message says.
+        cluster.restore()
+        code, throttles = cli(capsys, cluster, "throttles", "list")
+        assert {(t["kind"], t["name"], t["needed"]) for t in throttles} == {
+            ("broker", str(gone), False)
+        }, throttles
+        code, cleared = cli(capsys, cluster, "throttles", "clear", "--orphaned")
+        assert code == 0, cleared
+        code, throttles = cli(capsys, cluster, "throttles", "list")
+        assert throttles == []
+    finally:
+        cluster.restore()
+        cli(capsys, cluster, "brokers", "undrain", str(DRAINED))
+        _roll_back(capsys, cluster, out.get("rollback_file"))
+
+
 async def _cordoned_reorder_is_refused(cluster: Cluster, topic: str) -> None:
     async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
         await admin.set_cordon(DRAINED, "*")

@@ -5,6 +5,8 @@ on a 4 MB partition (as in test_reassign.py)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -157,3 +159,55 @@ def run_json_code(capsys: pytest.CaptureFixture[str], cluster: Cluster, *args: s
     code = main(["--bootstrap-server", cluster.bootstrap_servers, "--output", "json", *args])
     capsys.readouterr()
     return code
+
+
+def cancel_json(
+    capsys: pytest.CaptureFixture[str], cluster: Cluster, *topics: str
+) -> tuple[int, list[dict[str, Any]], str]:
+    from kafka_tui.cli import main
+
+    argv = ["--bootstrap-server", cluster.bootstrap_servers, "--output", "json"]
+    code = main([*argv, "reassignments", "cancel", *topics])
+    out, err = capsys.readouterr()
+    return code, json.loads(out), err
+
+
+def test_a_cancel_names_the_throttles_a_move_finished_before_it_left_and_keeps_them(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+) -> None:
+    cluster.restore()
+    done, held = topic_name("done"), topic_name("held")
+    create(capsys, cluster, done, "1")
+    create(capsys, cluster, held, "1")
+    # A few KB: the first throttled fetch copies it all, so the move ends at once.
+    asyncio.run(produce(cluster.bootstrap_servers, done, 20, partitions=1))
+    args = ["topics", "reassign", done, "--replica-assignment", "0=1:2"]
+    code, started = run_json(capsys, cluster, *args, "--throttle", RATE, "--no-wait")
+    assert code == 0, started
+    deadline = time.monotonic() + 30
+    while run_json(capsys, cluster, "reassignments", "list", done)[1] and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.2)
+
+    # The cancel comes too late: nothing of `done` is in progress. Its throttles stay (an
+    # operator may have set the same rate on purpose), named with the command that clears.
+    code, cancelled, err = cancel_json(capsys, cluster, done)
+    assert code == 0 and cancelled == [], cancelled
+    assert f"No reassignment in progress for {done}." in err
+    assert "still set on broker(s) 1,2 (rates) and topic(s)" in err and repr(done) in err, err
+    assert err.rstrip().endswith("To clear them: kafka-tui throttles clear --orphaned"), err
+    assert asyncio.run(rates(cluster)) == {1: [RATE, RATE], 2: [RATE, RATE], 3: [None, None]}
+
+    # Another topic's cancel reports them too, in each JSON result.
+    start(capsys, cluster, held, "1:3")
+    code, cancelled, err = cancel_json(capsys, cluster, held)
+    assert code == 0 and cancelled[0]["ok"], cancelled
+    orphaned = {(t["kind"], t["name"]) for t in cancelled[0]["orphaned_throttles"]}
+    # Broker 1 served both, and the cancel released it: it needed nothing any more.
+    assert orphaned == {("broker", "2"), ("topic", done)}, cancelled
+    assert all(not t["needed"] for t in cancelled[0]["orphaned_throttles"])
+    assert "still set on broker(s) 2 (rates)" in err
+    code, cleared = run_json(capsys, cluster, "throttles", "clear", "--orphaned")
+    assert code == 0, cleared
+    assert listed(capsys, cluster) == []

@@ -54,10 +54,11 @@ def progress_words(brokers: list[int], p: service.DrainProgress) -> str:
     if p.step != "moving":
         return f"Draining broker {who}: {p.step}…"
     left = "?" if p.eta_s is None else f"{p.eta_s:.0f} s"
+    stall = f" {words[0].upper()}{words[1:]}." if (words := p.stall_words()) else ""
     return (
         f"Draining broker {who}: {p.done}/{p.of} partitions moved, {p.copying} copying; "
         f"{human_bytes(p.copied)} of {human_bytes(p.total)} copied, "
-        f"{human_bytes(int(p.rate))}/s, {left} left. esc stops (finished moves stay)."
+        f"{human_bytes(int(p.rate))}/s, {left} left.{stall} esc stops (finished moves stay)."
     )
 
 
