@@ -63,6 +63,10 @@ def kraft_controller(path: Path, *, port: int, data_dir: Path, extra: Extra = No
             "controller.listener.names": "CONTROLLER",
             "listener.security.protocol.map": "CONTROLLER:PLAINTEXT",
             "log.dirs": str(data_dir),
+            # KIP-835's no-op record every 500 ms (Kafka's default) keeps an idle cluster's
+            # metadata log moving; every 5 s does the same for a dev cluster at less CPU: an
+            # idle 3-broker cluster 7.4-8.5% -> 6.4% of a core (bench/README.md).
+            "metadata.max.idle.interval.ms": 5000,
             **(extra or {}),
         },
     )
