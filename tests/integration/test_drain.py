@@ -525,7 +525,18 @@ async def test_the_brokers_screen_drains_the_highlighted_broker_and_esc_stops_it
             app.screen.query_one("#drain-throttle", Input).value = "1000"
             await pilot.click("#drain-yes")
             status = screen.query_one("#drain-status", Static)
-            await until(pilot, lambda: "partitions moved" in str(status.render()))
+            seen: list[str] = []  # each status line shown, for a failure to say where it was
+
+            def moving() -> bool:
+                line = str(status.render())
+                if not seen or seen[-1] != line:
+                    seen.append(line)
+                return "partitions moved" in line
+
+            try:
+                await until(pilot, moving)
+            except AssertionError:
+                raise AssertionError(f"no move started; the status read: {seen}") from None
             assert screen.draining == [DRAINED]
             ongoing = await kadmin.list_partition_reassignments([heavy])
             assert [(r.adding, r.removing) for r in ongoing] == [([2], [3])]
