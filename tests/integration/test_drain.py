@@ -34,8 +34,10 @@ from aiokafka import AIOKafkaProducer
 from textual.widgets import Input, Static
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
+from kafka_tui.admin.model import DEFAULT_TIMEOUT_MS
 from kafka_tui.admin.partition_moves import PartitionMove
 from kafka_tui.cli import main
+from kafka_tui.services.draining import CANCEL_WAIT_S
 from kafka_tui.tui.screens.brokers import BrokersScreen
 from kafka_tui.tui.screens.drain import DrainConfirm
 from kafka_tui.tui.widgets.broker_table import BrokerTable
@@ -533,8 +535,11 @@ async def test_the_brokers_screen_drains_the_highlighted_broker_and_esc_stops_it
                     seen.append(line)
                 return "partitions moved" in line
 
+            # Before its first move a drain may wait on Kafka twice: for its leadership
+            # reorders to end (CANCEL_WAIT_S, when a replica is still catching up) and for the
+            # election (the request's timeout); the test allows both, and some slack.
             try:
-                await until(pilot, moving)
+                await until(pilot, moving, CANCEL_WAIT_S + DEFAULT_TIMEOUT_MS / 1000 + 30)
             except AssertionError:
                 raise AssertionError(f"no move started; the status read: {seen}") from None
             assert screen.draining == [DRAINED]
