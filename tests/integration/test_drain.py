@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 from aiokafka import AIOKafkaProducer
-from textual.widgets import Input, Static
+from textual.widgets import Button, Input, Static
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
 from kafka_tui.admin.model import DEFAULT_TIMEOUT_MS
@@ -46,6 +46,7 @@ from ..conftest import Cluster
 from .test_alter_rf import consume_all, produce
 from .test_plans import cli
 from .test_tui import app_for
+from .test_tui_kip409 import loaded
 from .test_tui_reassign import until
 
 Names = Callable[[str], str]
@@ -512,9 +513,14 @@ async def test_the_brokers_screen_drains_the_highlighted_broker_and_esc_stops_it
     text = ""
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            assert app.profile is not None and app.admin is not None
-            screen = BrokersScreen(app.profile, app.admin)
-            await app.push_screen(screen)
+            # As an operator gets there: the topics screen loaded (the app connected), then
+            # `b`. (A brokers screen pushed before the app's connection is up read "The admin
+            # client is not connected." in 4 runs of 8 and showed no broker.)
+            await loaded(app, pilot)
+            await pilot.press("b")
+            await until(pilot, lambda: isinstance(app.screen, BrokersScreen))
+            screen = app.screen
+            assert isinstance(screen, BrokersScreen)
             table = screen.query_one(BrokerTable)
             await until(pilot, lambda: table.row_count >= 3)
             table.move_cursor(row=[str(c) for c in table.get_column_at(0)].index(str(DRAINED)))
@@ -525,7 +531,12 @@ async def test_the_brokers_screen_drains_the_highlighted_broker_and_esc_stops_it
             assert "Leadership first" in words and "to copy" in words
             app.screen.query_one("#drain-batch", Input).value = "1"
             app.screen.query_one("#drain-throttle", Input).value = "1000"
-            await pilot.click("#drain-yes")
+            # pilot.click aims at the button's region as laid out when it is called: wait for
+            # the dialog's first layout (on a loaded machine it can come after the mount), and
+            # say so if the click still lands elsewhere.
+            yes = app.screen.query_one("#drain-yes", Button)
+            await until(pilot, lambda: yes.region.area > 0)
+            assert await pilot.click("#drain-yes"), "the click missed the Drain button"
             status = screen.query_one("#drain-status", Static)
             seen: list[str] = []  # each status line shown, for a failure to say where it was
 
