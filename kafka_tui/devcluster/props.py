@@ -138,10 +138,6 @@ def zk_broker(
             "listeners": f"PLAINTEXT://127.0.0.1:{port}",
             "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
             "log.dirs": str(data_dir),
-            # A lost broker leaves ZooKeeper (and a lost controller is replaced) after its
-            # session: Kafka's 18 s default (6 s before 2.5) made every broker kill in the
-            # tests wait 18 s; 9 s is KRaft's broker.session.timeout.ms.
-            "zookeeper.session.timeout.ms": 9000,
             **_broker_defaults(brokers, found),
             **(extra or {}),
         },

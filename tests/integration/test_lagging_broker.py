@@ -40,7 +40,7 @@ async def test_a_topic_no_broker_knows_yet_is_reported_timed_out_not_missing(
     pids = {b["id"]: b["pid"] for b in zk_cluster.dev.status()["brokers"]}
     other = min(b for b in pids if b != controller)
     settings = ConnectionSettings(zk_cluster.bootstrap_servers, request_timeout_ms=3_000)
-    # The frozen controller's ZooKeeper session lasts 9 s (the dev cluster's): past that another
+    # The frozen controller's ZooKeeper session lasts 18 s (Kafka's default): past that another
     # broker becomes controller and learns the topic, and the state this test needs is gone.
     # So the three reads run at once, each through its own client and journal (a read that
     # meets a broker contradicting an expectation drops it from its journal), and the
