@@ -1,8 +1,11 @@
-"""CPU of a dev cluster's start with and without the JVMs' class-data-sharing archives.
+"""CPU of a dev cluster's start with and without the JVMs' class-data-sharing archives, or
+(`--compare format`) with the KRaft storage formatted in one JVM or in a JVM per node.
 
     .venv/bin/python bench/jvm_starts.py [--mode kraft|zk] [--rounds 3] [--brokers 3]
+        [--compare archives|format]
 
-Starts a cluster in a fresh folder, alternating `KAFKA_TUI_CDS=off` and on, and prints the CPU
+Starts a cluster in a fresh folder, alternating `KAFKA_TUI_CDS=off` (or
+`KAFKA_TUI_FORMAT_ONE_JVM=off`) and on, and prints the CPU
 seconds its JVMs used until `up` returned (the nodes' own user+system time from /proc, plus
 the storage tool's for KRaft) and the wall time of `up`, then the medians and their ratio.
 The archives must exist (`kafka-tui dev-cluster fetch`). CPU, not wall time, is the figure:
@@ -29,8 +32,8 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
-def one(mode: str, brokers: int, cds: bool) -> tuple[float, float]:
-    os.environ["KAFKA_TUI_CDS"] = "on" if cds else "off"
+def one(mode: str, brokers: int, cds: bool, switch: str) -> tuple[float, float]:
+    os.environ[switch] = "on" if cds else "off"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryDirectory(prefix="bench-jvm-") as folder:
         dev = DevCluster(Path(folder))
@@ -57,19 +60,25 @@ def main() -> None:
     parser.add_argument("--mode", default="kraft", choices=["kraft", "zk"])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--brokers", type=int, default=3)
+    parser.add_argument("--compare", default="archives", choices=["archives", "format"])
     args = parser.parse_args()
+    switch = "KAFKA_TUI_CDS" if args.compare == "archives" else "KAFKA_TUI_FORMAT_ONE_JVM"
+    names = (
+        ("no archives", "archives") if args.compare == "archives" else ("jvm per node", "one jvm")
+    )
     runs: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
     for i in range(args.rounds):
         for cds in (False, True) if i % 2 == 0 else (True, False):
-            cpu, wall = one(args.mode, args.brokers, cds)
+            cpu, wall = one(args.mode, args.brokers, cds, switch)
             runs[cds].append((cpu, wall))
-            print(f"{'archives' if cds else 'no archives':12} cpu {cpu:5.1f} s  wall {wall:5.1f} s")
+            print(f"{names[cds]:12} cpu {cpu:5.1f} s  wall {wall:5.1f} s")
     off = statistics.median(c for c, _ in runs[False])
     on = statistics.median(c for c, _ in runs[True])
     off_wall = statistics.median(w for _, w in runs[False])
     on_wall = statistics.median(w for _, w in runs[True])
     print(
-        f"{args.mode}, {args.brokers} brokers, median of {args.rounds}: node CPU {off:.1f} s -> "
+        f"{args.mode}, {args.brokers} brokers, {names[0]} -> {names[1]}, median of "
+        f"{args.rounds}: node CPU {off:.1f} s -> "
         f"{on:.1f} s ({on / off:.2f}x); up wall {off_wall:.1f} s -> {on_wall:.1f} s "
         f"({on_wall / off_wall:.2f}x)"
     )

@@ -59,6 +59,10 @@ def jvm_flags(classpath: str, role: str) -> list[str]:
     return []
 
 
+def is_dumping() -> bool:
+    return bool(os.environ.get(_DUMPING))
+
+
 def missing(classpath: str, roles: tuple[str, ...]) -> list[str]:
     return [r for r in roles if not archive_path(classpath, r).exists()]
 

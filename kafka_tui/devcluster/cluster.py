@@ -26,7 +26,7 @@ from typing import Any
 
 from ..admin.model import ConnectionSettings
 from ..paths import user_path
-from . import class_archive, kerberos, node, oauthbearer, probe, props
+from . import class_archive, kerberos, node, oauthbearer, probe, props, storage_format
 from . import security as security_module
 from .jars import KafkaJars, ensure_kafka
 from .kerberos import KerberosSetupError, KerberosState
@@ -348,36 +348,54 @@ class DevCluster:
 
     def _format_kraft_storage(self, state: ClusterState, jars: KafkaJars) -> None:
         assert state.controller is not None
-        pending = []
+        nodes: list[NodeState] = []
+        per_node: list[list[str]] = []
         for n in [state.controller, *state.brokers]:
             if (self._dir(n) / "data" / "meta.properties").exists():
                 continue
-            cfg = self._config(state, n)
-            cmd = [
-                node.java_bin(),
-                "-Xmx128m",
-                "-XX:TieredStopAtLevel=1",
-                *class_archive.jvm_flags(jars.classpath, "storage"),
-                "-cp",
-                jars.classpath,
-                *self._logging_flags(state, n),
-                "kafka.tools.StorageTool",
-                "format",
-                "-t",
-                state.cluster_id,
-                "-c",
-                str(cfg),
-            ]
+            args = ["format", "-t", state.cluster_id, "-c", str(self._config(state, n))]
             if n is state.controller and state.security is not None:
                 # Only the controller's bootstrap metadata counts; it carries the users.
-                cmd += security_module.storage_scram_args(state.security)
+                args += security_module.storage_scram_args(state.security)
+            nodes.append(n)
+            per_node.append(args)
+        if not nodes:
+            return
+        jvm = [
+            node.java_bin(),
+            "-Xmx128m",
+            "-XX:TieredStopAtLevel=1",
+            *class_archive.jvm_flags(jars.classpath, "storage"),
+        ]
+        # While archives are written, one JVM per node: the archive's classpath must be
+        # Kafka's alone (storage_format.py).
+        launcher = None
+        if storage_format.usable(state.release) and not class_archive.is_dumping():
+            launcher = storage_format.launcher()
+        if launcher is not None:
+            cmd = [*jvm, "-cp", f"{jars.classpath}{os.pathsep}{launcher}",
+                   *self._logging_flags(state, nodes[0]), storage_format.CLASS,
+                   *storage_format.arguments(per_node)]  # fmt: skip
+            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  timeout=120)  # fmt: skip
+            if done.returncode != 0:
+                out = done.stdout.decode(errors="replace")
+                index = storage_format.failed_node(out)
+                name = nodes[index].name if index is not None else "the nodes"
+                raise ClusterError(f"formatting {name}'s storage failed:\n{out[-2000:]}")
+            return
+        pending = []
+        for n, args in zip(nodes, per_node, strict=True):
+            cmd = [*jvm, "-cp", jars.classpath, *self._logging_flags(state, n),
+                   "kafka.tools.StorageTool", *args]  # fmt: skip
             pending.append(
                 (n, subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
             )
         for n, proc in pending:
-            out, _ = proc.communicate(timeout=120)
+            written, _ = proc.communicate(timeout=120)
             if proc.returncode != 0:
-                raise ClusterError(f"formatting {n.name}'s storage failed:\n{out.decode()[-2000:]}")
+                text = written.decode(errors="replace")
+                raise ClusterError(f"formatting {n.name}'s storage failed:\n{text[-2000:]}")
 
     def _start_quorum(self, state: ClusterState, jars: KafkaJars, timeout: float) -> None:
         if state.mode == "kraft":
