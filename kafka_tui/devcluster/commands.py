@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from . import storage_format
 from .cluster import ClusterError, DevCluster, write_class_archives
 from .jars import JarFetchError, ensure_kafka
 from .kerberos import profile_entries as kerberos_profile_entries
@@ -334,6 +335,13 @@ def run(args: argparse.Namespace, output: str) -> int:
                     )
                     print(f"Kafka {version}: {verb}, {jars.size_bytes / 1e6:.0f} MB in {jars.libs}")
                     _class_archives(version, mode)
+                # The one-JVM storage format's launcher (storage_format.py), compiled once here
+                # rather than by the first clusters' starts side by side.
+                if storage_format.launcher() is None:
+                    print(
+                        "javac not found: each KRaft node's storage is formatted in a JVM "
+                        "of its own"
+                    )
             case "status":
                 _print_status(cluster.status(), as_json)
             case "profile":
