@@ -31,7 +31,7 @@ from aiokafka.helpers import create_ssl_context
 from . import diagnose, protocol, routing
 from . import kerberos_login as kerberos
 from .config_rules import Release, release_numbers
-from .errors import AdminError, ConnectionFailed
+from .errors import AdminError, ConnectionFailed, error_name
 from .journal import ChangeJournal, Expectation
 from .model import ConnectionSettings
 from .protocol import TopicAnswer
@@ -640,7 +640,15 @@ class AdminConnection:
                     and answers[name_of(i)].error_code in settle.codes | {REQUEST_TIMED_OUT}
                 ]
                 if maybe:
-                    answers.update(_recovered(await settle.done(maybe, True), lost))
+                    confirmed = await settle.done(maybe, True)
+                    answers.update(_recovered(confirmed, lost))
+                    # "Already so" that metadata did not show in time: the lost request may
+                    # have made it so (ZooKeeper mode: a new controller read it from ZooKeeper
+                    # before the brokers had it), so it is "check again", not a failure.
+                    for name in {name_of(i) for i in maybe} - set(confirmed):
+                        said = answers[name]
+                        if said.error_code in settle.codes:
+                            answers[name] = _unconfirmed(said, lost)
             pending = [i for i in pending if name_of(i) in bounced]
             if not pending:
                 break
@@ -673,6 +681,16 @@ class ChangeRequest(Protocol):
     """A request whose answer is one TopicAnswer per topic (protocol.py)."""
 
     def topic_answers(self, response: Any) -> list[TopicAnswer]: ...
+
+
+def _unconfirmed(said: TopicAnswer, lost: str) -> TopicAnswer:
+    return TopicAnswer(
+        said.name,
+        REQUEST_TIMED_OUT,
+        f"{lost}; sent again, a broker answered {error_name(said.error_code)}"
+        f"{f' ({said.error_message})' if said.error_message else ''}, which the lost request "
+        "may have caused, and metadata did not show the change in time",
+    )
 
 
 def _recovered(found: dict[str, TopicAnswer], lost: str) -> dict[str, TopicAnswer]:
