@@ -59,6 +59,9 @@ def snap_compare(snap_compare: Any, request: pytest.FixtureRequest) -> Any:
         async def before(pilot: Pilot[Any]) -> None:
             if run_before is not None:
                 await run_before(pilot)
+            # Every screenshot of a steady screen, also where the test waits for nothing: a
+            # loaded machine took the delete dialog's after its input's first blink (CI).
+            await still(pilot)
             state.extend(_tables(pilot))
 
         matched: bool = snap_compare(app, *args, run_before=before, **kwargs)
