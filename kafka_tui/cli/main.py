@@ -36,6 +36,7 @@ _COMMANDS = {
     "reassignments": ("kafka_tui.cli.reassign", "partition reassignments: list, cancel"),
     "throttles": ("kafka_tui.cli.throttles", "replication throttles left on brokers and topics"),
     "groups": ("kafka_tui.cli.groups", "consumer groups: delete committed offsets"),
+    "messages": ("kafka_tui.cli.messages", "read, follow, filter and produce records"),
     "leaders": ("kafka_tui.cli.leaders", "preferred / unclean leader election"),
     "dev-cluster": (
         "kafka_tui.devcluster.commands",
@@ -122,7 +123,49 @@ def _add_global_flags(parser: argparse.ArgumentParser) -> None:
     add("-v", "--verbose", name="verbose", nargs=0, help="log the Kafka client")
 
 
-class CommandParser(argparse.ArgumentParser):
+class RecordingParser(argparse.ArgumentParser):
+    """An ArgumentParser that keeps what was added to it (argparse has no public way to read
+    a parser back): the completion scripts are generated from it, so a new command or flag
+    completes without touching them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.options: list[argparse.Action] = []  # a flag a later one replaced has none left
+        self.positionals: list[argparse.Action] = []
+        self.commands: dict[str, tuple[str | None, RecordingParser]] = {}
+        super().__init__(*args, **kwargs)
+
+    def _record(self, action: argparse.Action) -> argparse.Action:
+        (self.options if action.option_strings else self.positionals).append(action)
+        return action
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        return self._record(super().add_argument(*args, **kwargs))
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
+        return self._recording(super().add_argument_group(*args, **kwargs))
+
+    def add_mutually_exclusive_group(self, **kwargs: Any) -> Any:
+        return self._recording(super().add_mutually_exclusive_group(**kwargs))
+
+    def _recording(self, group: Any) -> Any:
+        add = group.add_argument
+        group.add_argument = lambda *a, **k: self._record(add(*a, **k))
+        return group
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        commands = super().add_subparsers(**kwargs)
+        add = commands.add_parser
+
+        def add_parser(name: str, **options: Any) -> RecordingParser:
+            parser = add(name, **options)
+            self.commands[name] = (options.get("help"), parser)
+            return parser  # type: ignore[no-any-return]
+
+        commands.add_parser = add_parser
+        return commands
+
+
+class CommandParser(RecordingParser):
     """Every command's and sub-command's parser (argparse makes nested ones of the same
     class): each takes the global flags. A command that defines one of them itself (the dev
     cluster's `--output table|json`) keeps its own: conflicts resolve to the later flag."""
@@ -157,13 +200,11 @@ def _chosen(argv: Sequence[str]) -> set[str]:
     return set()
 
 
-def build_parser(
-    argv: Sequence[str] = (), *, every_command: bool = False
-) -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = (), *, every_command: bool = False) -> RecordingParser:
     """The parser for `argv`: the named command's module registers its real sub-parsers, the
     other commands get their line of _COMMANDS (what --help shows). `every_command`: all
     modules registered (completion scripts, tests)."""
-    parser = argparse.ArgumentParser(
+    parser = RecordingParser(
         prog="kafka-tui",
         description="Administer Apache Kafka topics: a TUI, or headless with sub-commands.",
     )

@@ -1,0 +1,394 @@
+"""Records in and out of a topic: reading without joining a group, and producing.
+
+Reading is aiokafka's consumer with `assign()` + `seek()` and no group id: nothing is joined
+and nothing committed (unless the caller commits to a group it names, `commit_offsets`).
+`read_committed` (the default) never shows aborted transactions or control records.
+Producing is aiokafka's producer, idempotent unless the acks asked for forbid it.
+
+Everything upward is kafka-tui's own (`Record`, `Sent`, `AdminError`), never aiokafka's types.
+The checks before a read or a send (topic, partitions, offsets) name the Kafka error the
+broker would answer, in one sentence.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from aiokafka.errors import KafkaError
+
+from .connection import security_kwargs
+from .errors import AdminError, ValidationError, sentence
+from .model import ConnectionSettings
+
+if TYPE_CHECKING:
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+Isolation = Literal["read_committed", "read_uncommitted"]
+TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
+# Per partition and fetch: a larger fetch than aiokafka's 1 MB default halves the round trips
+# of a bulk read (see bench/records.py).
+_MAX_PARTITION_FETCH_BYTES = 4 * 1024 * 1024
+_POLL_MS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One record as the broker stored it. `timestamp_type`: "CreateTime" or
+    "LogAppendTime". `leader_epoch`: None where the client does not expose it (aiokafka's
+    consumer does not)."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+    timestamp_type: str
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...]
+    leader_epoch: int | None = None
+
+
+@dataclass(frozen=True)
+class Start:
+    """Where each partition's read starts: exactly one of the fields (none: the beginning).
+    `offset`: that offset; `timestamp` (ms): the first record at or after it (ListOffsets by
+    timestamp; the log end where none is that new); `last`: the last N records (end - N,
+    clamped to the log start); `end`: only records produced from now on."""
+
+    offset: int | None = None
+    timestamp: int | None = None
+    last: int | None = None
+    end: bool = False
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Where the read ends: after `limit` records, at the first record newer than
+    `until_timestamp` (ms) per partition, or at each partition's end as it was when the
+    read started, unless `follow` (then only `limit`, `until_timestamp` or cancellation)."""
+
+    limit: int | None = None
+    until_timestamp: int | None = None
+    follow: bool = False
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A produced record, as the partition leader acknowledged it (`offset` -1 with acks=0)."""
+
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int | None
+
+
+@dataclass(frozen=True)
+class OutgoingRecord:
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+    partition: int | None = None
+    timestamp: int | None = None  # ms; None: the producer's clock
+
+
+def _client_kwargs(settings: ConnectionSettings, role: str) -> dict[str, Any]:
+    return {
+        "bootstrap_servers": settings.bootstrap_servers,
+        "client_id": f"{settings.client_id}-{role}",
+        "request_timeout_ms": settings.request_timeout_ms,
+        **security_kwargs(settings),
+    }
+
+
+def unknown_topic(topic: str) -> AdminError:
+    return ValidationError(
+        "UNKNOWN_TOPIC_OR_PARTITION", sentence("UNKNOWN_TOPIC_OR_PARTITION", topic), topic
+    )
+
+
+def check_partitions(topic: str, count: int, asked: Sequence[int] | None) -> list[int]:
+    """The partitions to use: `asked` (each must exist) or all `count` of them."""
+    if not asked:
+        return list(range(count))
+    for p in asked:
+        if not 0 <= p < count:
+            raise ValidationError(
+                "UNKNOWN_TOPIC_OR_PARTITION",
+                f"Topic '{topic}' has no partition {p}: it has {count} (0-{count - 1}).",
+                topic,
+            )
+    return sorted(set(asked))
+
+
+def _failed(topic: str, exc: KafkaError) -> AdminError:
+    name = str(getattr(exc, "message", "") or type(exc).__name__)
+    return AdminError(name, f"Topic '{topic}': Kafka refused the request ({name}: {exc}).", topic)
+
+
+class RecordReader:
+    """Reads `partitions` of `topic` from `start` until `stop`; use as `async with`, then
+    `async for batch in reader.batches():` (lists of `Record`, each in offset order per
+    partition). `ends` and `starts` are known after entering."""
+
+    def __init__(
+        self,
+        settings: ConnectionSettings,
+        topic: str,
+        partitions: Sequence[int],
+        start: Start,
+        stop: Stop,
+        *,
+        isolation: Isolation = "read_committed",
+        group: str | None = None,
+    ) -> None:
+        self.settings = settings
+        self.topic = topic
+        self.partitions = list(partitions)
+        self.start = start
+        self.stop = stop
+        self.isolation = isolation
+        self.group = group
+        self.starts: dict[int, int] = {}
+        self.ends: dict[int, int] = {}
+        self._consumer: AIOKafkaConsumer | None = None
+        self._tps: dict[int, Any] = {}
+
+    async def __aenter__(self) -> RecordReader:
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+
+        consumer = AIOKafkaConsumer(
+            group_id=self.group,
+            enable_auto_commit=False,
+            isolation_level=self.isolation,
+            auto_offset_reset="none",
+            max_partition_fetch_bytes=_MAX_PARTITION_FETCH_BYTES,
+            fetch_max_bytes=4 * _MAX_PARTITION_FETCH_BYTES,
+            **_client_kwargs(self.settings, "reader"),
+        )
+        try:
+            await consumer.start()
+            self._consumer = consumer
+            self._tps = {p: TopicPartition(self.topic, p) for p in self.partitions}
+            tps = list(self._tps.values())
+            consumer.assign(tps)
+            firsts = await consumer.beginning_offsets(tps)
+            ends = await consumer.end_offsets(tps)
+            self.ends = {tp.partition: ends[tp] for tp in tps}
+            begins = {tp.partition: firsts[tp] for tp in tps}
+            self.starts = await self._start_offsets(begins)
+            for p, offset in self.starts.items():
+                consumer.seek(self._tps[p], offset)
+        except KafkaError as exc:
+            await consumer.stop()
+            raise _failed(self.topic, exc) from None
+        except BaseException:
+            await consumer.stop()
+            raise
+        return self
+
+    async def _start_offsets(self, begins: dict[int, int]) -> dict[int, int]:
+        s = self.start
+        if s.end:
+            return dict(self.ends)
+        if s.last is not None:
+            return {p: max(begins[p], self.ends[p] - s.last) for p in self.partitions}
+        if s.timestamp is not None:
+            assert self._consumer is not None
+            found = await self._consumer.offsets_for_times(
+                {tp: s.timestamp for tp in self._tps.values()}
+            )
+            return {
+                p: (self.ends[p] if found[tp] is None else found[tp].offset)
+                for p, tp in self._tps.items()
+            }
+        if s.offset is not None:
+            for p in self.partitions:
+                if s.offset > self.ends[p]:
+                    raise ValidationError(
+                        "OFFSET_OUT_OF_RANGE",
+                        f"Offset {s.offset} is past the end of partition {p} of topic "
+                        f"'{self.topic}' (its records are {begins[p]}-{self.ends[p] - 1}; "
+                        f"the next one will be {self.ends[p]}).",
+                        self.topic,
+                    )
+                if s.offset < begins[p]:
+                    raise ValidationError(
+                        "OFFSET_OUT_OF_RANGE",
+                        f"Offset {s.offset} is before the start of partition {p} of topic "
+                        f"'{self.topic}' (retention removed it; the first record is "
+                        f"{begins[p]}).",
+                        self.topic,
+                    )
+            return {p: s.offset for p in self.partitions}
+        return begins
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._consumer is not None:
+            await self._consumer.stop()
+            self._consumer = None
+
+    async def batches(self) -> AsyncIterator[list[Record]]:
+        consumer = self._consumer
+        assert consumer is not None, "use RecordReader as `async with`"
+        stop = self.stop
+        left = stop.limit
+        until = stop.until_timestamp
+        # Partitions still read: without follow, those whose position is below the end seen
+        # at the start; a partition past `until` stops too.
+        active = {
+            p: tp for p, tp in self._tps.items() if stop.follow or self.starts[p] < self.ends[p]
+        }
+        if left is not None and left <= 0:
+            return
+        types = TIMESTAMP_TYPES
+        while active:
+            try:
+                fetched = await consumer.getmany(*active.values(), timeout_ms=_POLL_MS)
+            except KafkaError as exc:
+                raise _failed(self.topic, exc) from None
+            for tp, records in fetched.items():
+                p = tp.partition
+                if p not in active:
+                    continue
+                end = None if stop.follow else self.ends[p]
+                out = []
+                past_until = False
+                for r in records:
+                    if end is not None and r.offset >= end:
+                        break
+                    if until is not None and r.timestamp > until:
+                        past_until = True
+                        break
+                    out.append(
+                        Record(
+                            r.topic,
+                            p,
+                            r.offset,
+                            r.timestamp,
+                            types[r.timestamp_type],
+                            r.key,
+                            r.value,
+                            tuple(r.headers),
+                        )
+                    )
+                if left is not None and len(out) >= left:
+                    del out[left:]
+                    left = 0
+                elif left is not None:
+                    left -= len(out)
+                if past_until:
+                    consumer.pause(tp)
+                    del active[p]
+                if out:
+                    yield out
+                if left == 0:
+                    return
+            if not stop.follow:
+                for p, tp in list(active.items()):
+                    if await consumer.position(tp) >= self.ends[p]:
+                        consumer.pause(tp)
+                        del active[p]
+
+    async def commit(self, offsets: dict[int, int]) -> None:
+        """Commit `offsets` (partition -> next offset to read) to the reader's group."""
+        from aiokafka.structs import OffsetAndMetadata
+
+        assert self._consumer is not None and self.group is not None
+        try:
+            await self._consumer.commit(
+                {self._tps[p]: OffsetAndMetadata(o, "") for p, o in offsets.items()}
+            )
+        except KafkaError as exc:
+            raise _failed(self.topic, exc) from None
+
+
+Acks = Literal["all", "1", "0"]
+
+
+class RecordWriter:
+    """Sends records to `topic`; use as `async with`. Idempotent when `acks` is "all"
+    (Kafka's idempotence needs acks=all)."""
+
+    def __init__(
+        self,
+        settings: ConnectionSettings,
+        topic: str,
+        *,
+        acks: Acks = "all",
+        compression: str | None = None,
+        linger_ms: int = 5,
+    ) -> None:
+        self.settings = settings
+        self.topic = topic
+        self.acks = acks
+        self.compression = compression
+        self.linger_ms = linger_ms
+        self._producer: AIOKafkaProducer | None = None
+
+    async def __aenter__(self) -> RecordWriter:
+        from aiokafka import AIOKafkaProducer
+
+        acks: int | str = "all" if self.acks == "all" else int(self.acks)
+        producer = AIOKafkaProducer(
+            acks=acks,
+            enable_idempotence=acks == "all",
+            compression_type=self.compression,
+            linger_ms=self.linger_ms,
+            max_batch_size=256 * 1024,
+            **_client_kwargs(self.settings, "writer"),
+        )
+        try:
+            await producer.start()
+        except KafkaError as exc:
+            await producer.stop()
+            raise _failed(self.topic, exc) from None
+        self._producer = producer
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._producer is not None:
+            await self._producer.stop()
+            self._producer = None
+
+    async def send_all(
+        self, records: Iterable[OutgoingRecord], *, in_flight: int = 10_000
+    ) -> AsyncIterator[Sent | AdminError]:
+        """Send `records` in order; yield, in the same order, where each landed or why Kafka
+        refused it. At most `in_flight` records wait for their acknowledgement."""
+        producer = self._producer
+        assert producer is not None, "use RecordWriter as `async with`"
+        pending: deque[Any] = deque()
+        for record in records:
+            try:
+                pending.append(
+                    await producer.send(
+                        self.topic,
+                        record.value,
+                        key=record.key,
+                        partition=record.partition,
+                        timestamp_ms=record.timestamp,
+                        headers=list(record.headers) or None,
+                    )
+                )
+            except KafkaError as exc:
+                pending.append(_failed(self.topic, exc))
+            while len(pending) > in_flight or (pending and _done(pending[0])):
+                yield await self._landed(pending.popleft())
+        while pending:
+            yield await self._landed(pending.popleft())
+
+    async def _landed(self, pending: Any) -> Sent | AdminError:
+        if isinstance(pending, AdminError):
+            return pending
+        try:
+            meta = await pending
+        except KafkaError as exc:
+            return _failed(self.topic, exc)
+        return Sent(self.topic, meta.partition, meta.offset, meta.timestamp)
+
+
+def _done(pending: Any) -> bool:
+    return isinstance(pending, AdminError) or bool(pending.done())

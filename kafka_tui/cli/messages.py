@@ -1,0 +1,355 @@
+"""`kafka-tui messages read TOPIC` and `kafka-tui messages produce TOPIC` (services/messages.py).
+
+read: no consumer group is joined and nothing committed unless `--group G`. `--output jsonl`
+streams one record object per line, `json` prints a list, `table` one line per record.
+produce: one result per record, `{"topic", "partition", "offset", "timestamp", "error",
+"message"}`. Exit 0 when every record was read and decoded (or written), 1 when some record
+could not be decoded as asked or Kafka refused one, 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..admin import AdminError, KafkaAdmin
+from ..admin.records import Acks, Start, Stop
+from ..config import Profile
+from ..services.codecs import FORMATS
+from ..services.parsing import UsageError
+
+_COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser("messages", help="read, follow, filter and produce records")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    read = actions.add_parser(
+        "read",
+        help="read records (no group joined, nothing committed unless --group)",
+        description="Read records. Starts at the beginning (with --follow alone: at the end); "
+        "stops at each partition's end as it was when the read started, unless --follow.",
+    )
+    read.add_argument("topic", metavar="TOPIC")
+    read.add_argument(
+        "--partition", type=int, action="append", metavar="P", help="repeatable; default all"
+    )
+    start = read.add_mutually_exclusive_group()
+    start.add_argument("--offset", type=int, metavar="N", help="start at offset N")
+    start.add_argument("--from-beginning", action="store_true", help="start at the log start")
+    start.add_argument(
+        "--from-time",
+        metavar="ISO-8601",
+        help="start at the first record at or after this time (UTC unless it names a zone; "
+        "or ms since the epoch)",
+    )
+    start.add_argument("--last", type=int, metavar="N", help="the last N records per partition")
+    read.add_argument("--limit", type=int, metavar="N", help="stop after N records")
+    read.add_argument(
+        "--until-time", metavar="ISO-8601", help="stop at the first record newer than this"
+    )
+    read.add_argument("--follow", action="store_true", help="wait for new records (ctrl+c ends)")
+    read.add_argument(
+        "--isolation",
+        choices=["read_committed", "read_uncommitted"],
+        default="read_committed",
+        help="read_committed (default) never shows aborted transactions or control records",
+    )
+    read.add_argument(
+        "--filter",
+        metavar="EXPR",
+        help="a jq expression on the record object; records for which it yields false or "
+        "null (or fails) are left out, e.g. '.value.amount > 100'",
+    )
+    _formats(read)
+    read.add_argument("--group", metavar="G", help="commit the offsets read to group G")
+
+    produce = actions.add_parser("produce", help="write records (idempotent with acks=all)")
+    produce.add_argument("topic", metavar="TOPIC")
+    produce.add_argument("--key", metavar="TEXT")
+    produce.add_argument("--value", metavar="TEXT", help="omitted: a tombstone (null value)")
+    produce.add_argument(
+        "--header", action="append", default=[], metavar="NAME=VALUE", help="repeatable"
+    )
+    produce.add_argument("--partition", type=int, metavar="P")
+    produce.add_argument(
+        "--timestamp", metavar="ISO-8601", help="the record's CreateTime (or ms since the epoch)"
+    )
+    produce.add_argument(
+        "--file",
+        type=Path,
+        metavar="F",
+        help="record objects, one per line (what `messages read --output jsonl` prints; - "
+        "for stdin); their partitions and timestamps are kept unless --partition, "
+        "--timestamp, --repartition or --new-timestamps",
+    )
+    produce.add_argument(
+        "--repartition", action="store_true", help="--file: Kafka's partitioner chooses"
+    )
+    produce.add_argument(
+        "--new-timestamps", action="store_true", help="--file: the producer's clock"
+    )
+    produce.add_argument("--acks", choices=["all", "-1", "1", "0"], default="all")
+    produce.add_argument("--compression", choices=_COMPRESSIONS, default="none")
+    _formats(produce)
+
+
+def _formats(parser: argparse.ArgumentParser) -> None:
+    for which in ("key", "value"):
+        parser.add_argument(
+            f"--{which}-format",
+            choices=FORMATS,
+            default="auto",
+            help="auto (default): Schema Registry wire format, JSON, UTF-8 text, then bytes",
+        )
+
+
+def _time(flag: str, text: str | None) -> int | None:
+    """ms since the epoch from ISO-8601 (UTC unless it names a zone) or a number of ms."""
+    if text is None:
+        return None
+    if text.isdigit():
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(
+            f"{flag}: '{text}' is not an ISO-8601 time (e.g. 2026-11-27T10:00:00Z)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
+def _not_negative(flag: str, value: int | None) -> None:
+    if value is not None and value < 0:
+        raise UsageError(f"{flag}: must be at least 0, not {value}")
+
+
+def read_request(args: argparse.Namespace) -> Any:
+    from ..services.messages import ReadRequest
+
+    for flag in ("offset", "last", "limit"):
+        _not_negative(f"--{flag}", getattr(args, flag))
+    for p in args.partition or ():
+        _not_negative("--partition", p)
+    follow_tail = args.follow and not (
+        args.from_beginning or args.offset is not None or args.from_time or args.last
+    )
+    start = Start(
+        offset=args.offset,
+        timestamp=_time("--from-time", args.from_time),
+        last=args.last,
+        end=follow_tail,
+    )
+    stop = Stop(
+        limit=args.limit,
+        until_timestamp=_time("--until-time", args.until_time),
+        follow=args.follow,
+    )
+    return ReadRequest(
+        args.topic,
+        tuple(args.partition or ()),
+        start,
+        stop,
+        args.isolation,
+        args.key_format,
+        args.value_format,
+        args.filter,
+        args.group,
+    )
+
+
+async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> int:
+    if args.action == "read":
+        return await _interruptible(_read(args, admin))
+    if profile.read_only:
+        raise AdminError(
+            "READ_ONLY_PROFILE",
+            f"Profile '{profile.name}' is read-only: producing records is refused. Use "
+            "another profile.",
+        )
+    return await _produce(args, admin)
+
+
+async def _interruptible(work: Any) -> int:
+    """ctrl+c ends the read cleanly: what was read is printed (and committed with --group)."""
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, task.cancel)
+    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals
+        return int(await task)
+    try:
+        return int(await task)
+    except asyncio.CancelledError:
+        if task.cancelled():
+            return 0
+        raise
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+async def _read(args: argparse.Namespace, admin: KafkaAdmin) -> int:
+    from ..services.messages import open_read
+
+    read = await open_read(admin, read_request(args))
+    out = _Printer(args.output)
+    try:
+        async with read:
+            async for documents in read.documents():
+                out.write(documents)
+    finally:
+        out.close()
+    return 1 if read.undecodable else 0
+
+
+class _Printer:
+    def __init__(self, output: str) -> None:
+        self.output = output
+        self.stream = sys.stdout.buffer
+        self.first = True
+        self.dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+    def write(self, documents: list[Any]) -> None:
+        dumps = self.dumps
+        if self.output == "jsonl":
+            self.stream.write(("\n".join(map(dumps, documents)) + "\n").encode())
+        elif self.output == "json":
+            text = ",\n".join(map(dumps, documents))
+            self.stream.write(("[" if self.first else ",\n").encode() + text.encode())
+        else:
+            if self.first:
+                self.stream.write(b"PARTITION\tOFFSET\tTIMESTAMP\tKEY\tVALUE\tHEADERS\n")
+            self.stream.write("".join(map(_row, documents)).encode())
+        self.first = False
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.output == "json":
+            self.stream.write(b"[]\n" if self.first else b"]\n")
+        self.stream.flush()
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value.replace("\t", "\\t").replace("\n", "\\n")
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _row(d: Any) -> str:
+    moment = datetime.fromtimestamp(d["timestamp"] / 1000, UTC).isoformat(timespec="milliseconds")
+    headers = ",".join(f"{n}={v}" for n, v in d["headers"]) or "-"
+    error = f"\tERROR: {d['error']}" if "error" in d else ""
+    return (
+        f"{d['partition']}\t{d['offset']}\t{moment}\t{_cell(d['key'])}\t{_cell(d['value'])}"
+        f"\t{_cell(headers)}{error}\n"
+    )
+
+
+async def _produce(args: argparse.Namespace, admin: KafkaAdmin) -> int:
+    from ..services import messages
+
+    _not_negative("--partition", args.partition)
+    timestamp = _time("--timestamp", args.timestamp)
+    if args.file is not None:
+        if args.key is not None or args.value is not None:
+            raise UsageError("--file: give the records in the file, or --key/--value, not both")
+        records = list(_file_records(args, messages))
+        if args.partition is not None or timestamp is not None or args.header:
+            extra = tuple(messages.record_headers(args.header))
+            records = [
+                replace(
+                    r,
+                    headers=r.headers + extra,
+                    partition=r.partition if args.partition is None else args.partition,
+                    timestamp=r.timestamp if timestamp is None else timestamp,
+                )
+                for r in records
+            ]
+    else:
+        records = [
+            messages.record_from_values(
+                args.key,
+                args.value,
+                headers=args.header,
+                partition=args.partition,
+                timestamp=timestamp,
+                key_format=args.key_format,
+                value_format=args.value_format,
+                topic=args.topic,
+            )
+        ]
+    acks: Acks = "all" if args.acks == "-1" else args.acks
+    compression = None if args.compression == "none" else args.compression
+    failed = 0
+    results: list[Any] = []
+    stream = args.output == "jsonl"
+    async for outcome in messages.produce(
+        admin, args.topic, records, acks=acks, compression=compression
+    ):
+        failed += outcome.error is not None
+        if stream:
+            sys.stdout.write(json.dumps(outcome.to_json()) + "\n")
+        elif args.output == "json":
+            results.append(outcome.to_json())
+        elif outcome.error:
+            print(
+                f"Error ({outcome.error}): record {outcome.index + 1}: {outcome.message}",
+                file=sys.stderr,
+            )
+        else:
+            results.append(outcome)
+    if args.output == "json":
+        from .output import emit_json
+
+        emit_json(results)
+    elif not stream:
+        _produce_table(args.topic, results)
+    return 1 if failed else 0
+
+
+def _produce_table(topic: str, results: list[Any]) -> None:
+    if len(results) == 1:
+        r = results[0]
+        print(f"Record written to '{topic}' partition {r.partition} at offset {r.offset}.")
+        return
+    lines = ["PARTITION\tOFFSET"] + [f"{r.partition}\t{r.offset}" for r in results]
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _file_records(args: argparse.Namespace, messages: Any) -> Any:
+    path: Path = args.file
+    if str(path) == "-":
+        return list(
+            messages.records_from_file(
+                path,
+                sys.stdin,
+                keep_partitions=not args.repartition,
+                keep_timestamps=not args.new_timestamps,
+                topic=args.topic,
+            )
+        )
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"--file: cannot read {path}: {exc.strerror}") from None
+    with handle:
+        return list(
+            messages.records_from_file(
+                path,
+                handle,
+                keep_partitions=not args.repartition,
+                keep_timestamps=not args.new_timestamps,
+                topic=args.topic,
+            )
+        )

@@ -1,0 +1,225 @@
+"""A record's key or value as bytes <-> as a person (or jq) reads it.
+
+Formats: `auto string json bytes hex msgpack avro protobuf jsonschema`. `auto` takes the
+Schema Registry wire format (magic byte 0, then a 4-byte schema id) when a registry is
+configured, then JSON, then UTF-8 text, then bytes (base64), and says which it took. Avro,
+Protobuf and JSON Schema need a `SchemaCodec` (kafka_tui/registry: a Schema Registry or
+schema files). Bytes that cannot be decoded as asked are kept, as base64 with an error; a
+record is never dropped.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+FORMATS: Final = (
+    "auto",
+    "string",
+    "json",
+    "bytes",
+    "hex",
+    "msgpack",
+    "avro",
+    "protobuf",
+    "jsonschema",
+)
+SCHEMA_FORMATS: Final = ("avro", "protobuf", "jsonschema")
+NEEDS_SCHEMA = "needs a schema registry or schema file (--schema-registry)"
+
+_json_loads = json.loads
+# Text, for `auto`, is UTF-8 without control characters other than tab and line breaks:
+# binary payloads (a Schema Registry id, small integers) are often valid UTF-8.
+_control = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]").search
+_b64 = base64.b64encode
+
+
+class SchemaCodec(Protocol):
+    """What the Schema Registry package (kafka_tui/registry) offers: `decode` raises its
+    SchemaError with a sentence; `expected` is one of SCHEMA_FORMATS or None (any)."""
+
+    def decode(self, data: bytes, expected: str | None) -> tuple[Any, str, int | None]: ...
+
+    def encode(self, value: Any, fmt: str, subject: str) -> bytes: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """`value`: a JSON value (str for string/bytes/hex); `format`: the format taken (for
+    `auto`, the one it found; "bytes" when `error` says why the one asked failed)."""
+
+    value: Any
+    format: str
+    schema_id: int | None = None
+    error: str | None = None
+
+
+def as_base64(data: bytes) -> str:
+    return _b64(data).decode("ascii")
+
+
+def _kept(data: bytes, asked: str, why: str) -> Decoded:
+    return Decoded(as_base64(data), "bytes", None, f"not {asked}: {why}")
+
+
+def decode(data: bytes | None, fmt: str, schemas: SchemaCodec | None = None) -> Decoded:
+    """`data` in format `fmt` (one of FORMATS); None (a null key, a tombstone) stays None."""
+    if data is None:
+        return Decoded(None, fmt)
+    if fmt == "auto":
+        return _auto(data, schemas)
+    if fmt == "string":
+        try:
+            return Decoded(data.decode(), "string")
+        except UnicodeDecodeError as exc:
+            return _kept(data, "UTF-8 text", str(exc))
+    if fmt == "json":
+        try:
+            return Decoded(_json_loads(data), "json")
+        except ValueError as exc:  # UnicodeDecodeError is one
+            return _kept(data, "JSON", str(exc))
+    if fmt == "bytes":
+        return Decoded(as_base64(data), "bytes")
+    if fmt == "hex":
+        return Decoded(data.hex(), "hex")
+    if fmt == "msgpack":
+        return _msgpack(data)
+    if fmt in SCHEMA_FORMATS:
+        if schemas is None:
+            return _kept(data, fmt, NEEDS_SCHEMA)
+        return _schema(data, fmt, schemas)
+    raise ValueError(f"unknown format {fmt!r}")
+
+
+def _auto(data: bytes, schemas: SchemaCodec | None) -> Decoded:
+    if schemas is not None and len(data) > 4 and data[0] == 0:
+        found = _schema(data, None, schemas)
+        if found.error is None:
+            return found
+    first = data[:1]
+    # Only text that can start a JSON document is parsed: a plain word costs no exception.
+    if first in b'{["-0123456789tfn \t\r\n"':
+        try:
+            return Decoded(_json_loads(data), "json")
+        except ValueError:
+            pass
+    if not _control(data):
+        try:
+            return Decoded(data.decode(), "string")
+        except UnicodeDecodeError:
+            pass
+    return Decoded(as_base64(data), "bytes")
+
+
+def _schema(data: bytes, fmt: str | None, schemas: SchemaCodec) -> Decoded:
+    try:
+        value, taken, schema_id = schemas.decode(data, fmt)
+    except Exception as exc:  # the registry's SchemaError, or a schema that cannot read it
+        return _kept(data, fmt or "Schema Registry wire format", str(exc))
+    return Decoded(value, taken, schema_id)
+
+
+def _msgpack(data: bytes) -> Decoded:
+    import msgpack
+
+    try:
+        value = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except (ValueError, msgpack.UnpackException) as exc:
+        return _kept(data, "MessagePack", str(exc) or type(exc).__name__)
+    return Decoded(_jsonable(value), "msgpack")
+
+
+def _jsonable(value: Any) -> Any:
+    """MessagePack's bin (bytes) and non-string map keys, as JSON can hold them."""
+    if isinstance(value, bytes):
+        return as_base64(value)
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else json.dumps(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+class EncodeError(ValueError):
+    """A value that cannot be written in the format asked; the message is a sentence."""
+
+
+def encode(
+    value: Any,
+    fmt: str,
+    schemas: SchemaCodec | None = None,
+    subject: str | None = None,
+    *,
+    text: bool = False,
+) -> bytes | None:
+    """`value` as bytes in format `fmt`. `text`: `value` is text as typed on a command line
+    (JSON text for json/msgpack/avro/protobuf/jsonschema); otherwise it is the decoded value
+    of a record object (`messages read --output jsonl`). None stays None (a tombstone)."""
+    if value is None:
+        return None
+    if fmt in ("auto", "string"):
+        if isinstance(value, str):
+            return value.encode()
+        if fmt == "string":
+            raise EncodeError(f"a string format needs text, not {json.dumps(value)}")
+        return _compact(value)
+    if fmt == "bytes":
+        return _unbase64(value)
+    if fmt == "hex":
+        try:
+            return bytes.fromhex(_text(value, fmt))
+        except ValueError:
+            raise EncodeError(f"'{value}' is not hexadecimal") from None
+    parsed = _parsed(value) if text else value
+    if fmt == "json":
+        return _compact(parsed) if not text else _text(value, fmt).encode()
+    if fmt == "msgpack":
+        import msgpack
+
+        return bytes(msgpack.packb(parsed, use_bin_type=True))
+    if fmt in SCHEMA_FORMATS:
+        if schemas is None or subject is None:
+            raise EncodeError(f"{fmt} {NEEDS_SCHEMA}")
+        try:
+            return schemas.encode(parsed, fmt, subject)
+        except Exception as exc:  # the registry's SchemaError (a sentence)
+            raise EncodeError(str(exc)) from None
+    raise EncodeError(f"unknown format {fmt!r}")
+
+
+def _text(value: Any, fmt: str) -> str:
+    if not isinstance(value, str):
+        raise EncodeError(f"a {fmt} value must be a string, not {json.dumps(value)}")
+    return value
+
+
+def _unbase64(value: Any) -> bytes:
+    try:
+        return base64.b64decode(_text(value, "bytes"), validate=True)
+    except binascii.Error:
+        raise EncodeError(f"'{value}' is not base64") from None
+
+
+def _parsed(text: Any) -> Any:
+    try:
+        return json.loads(_text(text, "JSON"))
+    except ValueError as exc:
+        raise EncodeError(f"'{text}' is not JSON: {exc}") from None
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def header_value(data: bytes | None) -> str | None:
+    """A header's value: UTF-8 text where it is valid UTF-8, else base64."""
+    if data is None:
+        return None
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return as_base64(data)

@@ -1,0 +1,353 @@
+"""Reading and producing records: what `messages read` / `messages produce` and the records
+screen share.
+
+A read yields record objects (`RecordDocument`), the shape scripts rely on:
+`{"topic", "partition", "offset", "timestamp", "timestamp_type", "key", "value", "headers",
+"key_format", "value_format", "schema_id", "leader_epoch"}` and `"error"` when the key or
+value could not be decoded as asked (then it is base64). A jq filter keeps the records for
+which it yields a value other than false or null.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NotRequired, TypedDict
+
+from ..admin import AdminError
+from ..admin.records import (
+    Acks,
+    Isolation,
+    OutgoingRecord,
+    Record,
+    RecordReader,
+    RecordWriter,
+    Sent,
+    Start,
+    Stop,
+    check_partitions,
+    unknown_topic,
+)
+from .codecs import FORMATS, Decoded, EncodeError, SchemaCodec, decode, encode, header_value
+from .parsing import UsageError
+from .ports import AdminPort
+
+
+class RecordDocument(TypedDict):
+    topic: str
+    partition: int
+    offset: int
+    timestamp: int
+    timestamp_type: str
+    key: Any
+    value: Any
+    headers: list[list[str | None]]
+    key_format: str
+    value_format: str
+    schema_id: int | None
+    leader_epoch: int | None
+    error: NotRequired[str]
+
+
+@dataclass(frozen=True)
+class ReadRequest:
+    topic: str
+    partitions: Sequence[int] = ()
+    start: Start = field(default_factory=Start)
+    stop: Stop = field(default_factory=Stop)
+    isolation: Isolation = "read_committed"
+    key_format: str = "auto"
+    value_format: str = "auto"
+    filter: str | None = None
+    group: str | None = None  # commit the offsets read to this group
+
+
+Filter = Callable[[RecordDocument], bool]
+
+
+def compile_filter(expression: str) -> Filter:
+    """A jq expression over the record object, compiled once; malformed: UsageError with
+    jq's message. A record is kept when the expression yields anything but false or null;
+    an expression that fails on a record (e.g. indexes a string) does not keep it."""
+    import jq
+
+    try:
+        program = jq.compile(expression)
+    except ValueError as exc:
+        # jq's message: "jq: error: <what>:", then the expression with a caret, then a count
+        said = str(exc).splitlines()[0].removeprefix("jq: error: ").rstrip(":")
+        raise UsageError(f"--filter: not a jq expression ({said}): {expression}") from None
+
+    def keep(document: RecordDocument) -> bool:
+        try:
+            outputs = program.input_value(document).all()
+        except ValueError:
+            return False
+        return any(o is not None and o is not False for o in outputs)
+
+    return keep
+
+
+def check_format(name: str, fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise UsageError(f"{name}: '{fmt}' is not a format ({', '.join(FORMATS)})")
+
+
+def document(
+    record: Record,
+    key_format: str = "auto",
+    value_format: str = "auto",
+    schemas: SchemaCodec | None = None,
+) -> RecordDocument:
+    key = decode(record.key, key_format, schemas)
+    value = decode(record.value, value_format, schemas)
+    doc: RecordDocument = {
+        "topic": record.topic,
+        "partition": record.partition,
+        "offset": record.offset,
+        "timestamp": record.timestamp,
+        "timestamp_type": record.timestamp_type,
+        "key": key.value,
+        "value": value.value,
+        "headers": [[name, header_value(data)] for name, data in record.headers],
+        "key_format": key.format,
+        "value_format": value.format,
+        "schema_id": value.schema_id if value.schema_id is not None else key.schema_id,
+        "leader_epoch": record.leader_epoch,
+    }
+    if key.error or value.error:
+        doc["error"] = _error(key, value)
+    return doc
+
+
+def _error(key: Decoded, value: Decoded) -> str:
+    said = [f"key {key.error}"] if key.error else []
+    return "; ".join(said + ([f"value {value.error}"] if value.error else []))
+
+
+async def topic_partition_count(admin: AdminPort, topic: str) -> int:
+    found, _ = await admin.describe_topics([topic], configs=False)
+    if not found:
+        raise unknown_topic(topic)
+    return len(found[0].partitions)
+
+
+class RecordRead:
+    """A read in progress: `async with open_read(...) as read: async for documents in
+    read.documents(): ...`. `read` and `shown` count the records read and kept,
+    `undecodable` those kept with an error. With a group, the offsets read are committed
+    when the read ends (also when it is cancelled)."""
+
+    def __init__(
+        self, reader: RecordReader, request: ReadRequest, schemas: SchemaCodec | None
+    ) -> None:
+        self.reader = reader
+        self.request = request
+        self.schemas = schemas
+        self.read = 0
+        self.shown = 0
+        self.undecodable = 0
+        self._next: dict[int, int] = {}
+        self._keep = compile_filter(request.filter) if request.filter else None
+
+    @property
+    def starts(self) -> dict[int, int]:
+        return self.reader.starts
+
+    @property
+    def ends(self) -> dict[int, int]:
+        return self.reader.ends
+
+    async def documents(self) -> AsyncIterator[list[RecordDocument]]:
+        request, schemas, keep = self.request, self.schemas, self._keep
+        kf, vf = request.key_format, request.value_format
+        async for batch in self.reader.batches():
+            self.read += len(batch)
+            self._next[batch[-1].partition] = batch[-1].offset + 1
+            docs = [document(r, kf, vf, schemas) for r in batch]
+            if keep is not None:
+                docs = [d for d in docs if keep(d)]
+            self.shown += len(docs)
+            self.undecodable += sum(1 for d in docs if "error" in d)
+            if docs:
+                yield docs
+
+    async def __aenter__(self) -> RecordRead:
+        await self.reader.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        try:
+            if self.request.group and self._next:
+                await self.reader.commit(self._next)
+        finally:
+            await self.reader.__aexit__(*exc)
+
+
+async def open_read(
+    admin: AdminPort, request: ReadRequest, schemas: SchemaCodec | None = None
+) -> RecordRead:
+    """Checks the request (formats, filter, topic, partitions) before anything is read."""
+    check_format("--key-format", request.key_format)
+    check_format("--value-format", request.value_format)
+    count = await topic_partition_count(admin, request.topic)
+    partitions = check_partitions(request.topic, count, request.partitions)
+    reader = RecordReader(
+        admin.settings,
+        request.topic,
+        partitions,
+        request.start,
+        request.stop,
+        isolation=request.isolation,
+        group=request.group,
+    )
+    return RecordRead(reader, request, schemas)
+
+
+# -- producing ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Produced:
+    """One record's outcome: where it landed, or Kafka's refusal (`error` its name)."""
+
+    index: int  # 0-based, in the order given
+    topic: str
+    partition: int | None
+    offset: int | None
+    timestamp: int | None
+    error: str | None = None
+    message: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic,
+            "partition": self.partition,
+            "offset": self.offset,
+            "timestamp": self.timestamp,
+            "error": self.error,
+            "message": self.message,
+        }
+
+
+def record_headers(texts: Sequence[str]) -> list[tuple[str, bytes | None]]:
+    """`NAME=VALUE` texts as headers (the value as UTF-8)."""
+    headers: list[tuple[str, bytes | None]] = []
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--header: '{text}' is not NAME=VALUE")
+        headers.append((name, value.encode()))
+    return headers
+
+
+def record_from_values(
+    key: str | None,
+    value: str | None,
+    *,
+    headers: Sequence[str] = (),
+    partition: int | None = None,
+    timestamp: int | None = None,
+    key_format: str = "auto",
+    value_format: str = "auto",
+    schemas: SchemaCodec | None = None,
+    topic: str = "",
+) -> OutgoingRecord:
+    """One record from command-line text (`value` None: a tombstone)."""
+    check_format("--key-format", key_format)
+    check_format("--value-format", value_format)
+    try:
+        k = encode(key, key_format, schemas, f"{topic}-key", text=True)
+    except EncodeError as exc:
+        raise UsageError(f"--key: {exc}") from None
+    try:
+        v = encode(value, value_format, schemas, f"{topic}-value", text=True)
+    except EncodeError as exc:
+        raise UsageError(f"--value: {exc}") from None
+    return OutgoingRecord(k, v, tuple(record_headers(headers)), partition, timestamp)
+
+
+def records_from_file(
+    path: Path,
+    lines: Iterable[str],
+    *,
+    keep_partitions: bool = True,
+    keep_timestamps: bool = True,
+    schemas: SchemaCodec | None = None,
+    topic: str = "",
+) -> Iterator[OutgoingRecord]:
+    """Record objects, one per line (`messages read --output jsonl`); a bad line is a
+    UsageError naming the file and line. Each object's `key_format` / `value_format`
+    (default auto) says how its key and value are written back."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}, line {number}"
+        try:
+            obj = json.loads(line)
+        except ValueError as exc:
+            raise UsageError(f"{where}: not a JSON object: {exc}") from None
+        if not isinstance(obj, dict):
+            raise UsageError(f'{where}: expected a record object ({{"value": ...}})')
+        try:
+            yield _from_object(obj, keep_partitions, keep_timestamps, schemas, topic)
+        except (EncodeError, TypeError, ValueError) as exc:
+            raise UsageError(f"{where}: {exc}") from None
+
+
+def _from_object(
+    obj: dict[str, Any],
+    keep_partitions: bool,
+    keep_timestamps: bool,
+    schemas: SchemaCodec | None,
+    topic: str,
+) -> OutgoingRecord:
+    kf = obj.get("key_format") or "auto"
+    vf = obj.get("value_format") or "auto"
+    if kf not in FORMATS or vf not in FORMATS:
+        raise ValueError(f"unknown format (formats: {', '.join(FORMATS)})")
+    headers = []
+    for pair in obj.get("headers") or ():
+        name, value = pair
+        headers.append((str(name), None if value is None else str(value).encode()))
+    partition = obj.get("partition") if keep_partitions else None
+    timestamp = obj.get("timestamp") if keep_timestamps else None
+    for name, number in (("partition", partition), ("timestamp", timestamp)):
+        if number is not None and (not isinstance(number, int) or number < 0):
+            raise ValueError(f'"{name}" must be a whole number >= 0, not {number!r}')
+    return OutgoingRecord(
+        encode(obj.get("key"), kf, schemas, f"{topic}-key"),
+        encode(obj.get("value"), vf, schemas, f"{topic}-value"),
+        tuple(headers),
+        partition,
+        timestamp,
+    )
+
+
+async def produce(
+    admin: AdminPort,
+    topic: str,
+    records: Sequence[OutgoingRecord],
+    *,
+    acks: Acks = "all",
+    compression: str | None = None,
+) -> AsyncIterator[Produced]:
+    """Send `records` in order, yielding each one's outcome in order. The topic and each
+    record's partition are checked first: nothing is sent when one is wrong."""
+    count = await topic_partition_count(admin, topic)
+    for r in records:
+        if r.partition is not None:
+            check_partitions(topic, count, [r.partition])
+    async with RecordWriter(admin.settings, topic, acks=acks, compression=compression) as w:
+        index = 0
+        async for outcome in w.send_all(records):
+            yield _produced(index, topic, outcome)
+            index += 1
+
+
+def _produced(index: int, topic: str, outcome: Sent | AdminError) -> Produced:
+    if isinstance(outcome, AdminError):
+        return Produced(index, topic, None, None, None, outcome.name, outcome.message)
+    return Produced(index, topic, outcome.partition, outcome.offset, outcome.timestamp)
