@@ -1,0 +1,206 @@
+"""`kafka-tui topics keys TOPIC [--partitions N]... [--engine local|spark] [--spark-master M]
+[--spark-conf K=V]... [--since ISO] [--top K]`: a topic's keys counted (services/key_report.py).
+
+Progress goes to stderr as a bar on a terminal only (never under `--output json`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from ..config import Profile
+from ..services import parsing
+from . import output
+
+if TYPE_CHECKING:
+    from ..admin import KafkaAdmin
+    from ..services.key_report import KeyReportResult
+
+
+def add_parser(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    keys = actions.add_parser(
+        "keys",
+        help="a topic's keys: per partition, hot keys, null keys, what a partition increase moves",
+    )
+    keys.add_argument("topic", metavar="TOPIC")
+    keys.add_argument(
+        "--partitions",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="a partition count to weigh (repeatable; default: twice the current count)",
+    )
+    keys.add_argument(
+        "--engine",
+        choices=["local", "spark"],
+        default="local",
+        help="local: read in this process; spark: executors read offset ranges in parallel",
+    )
+    keys.add_argument(
+        "--spark-master",
+        default="local[*]",
+        metavar="URL",
+        help="local[N], spark://..., yarn, k8s://... or Spark Connect sc://... (default local[*])",
+    )
+    keys.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for the job (repeatable; over the profile's [spark] table)",
+    )
+    keys.add_argument(
+        "--since",
+        metavar="ISO",
+        help="only records from this time on (ISO 8601; UTC unless it says otherwise), "
+        "e.g. 2026-11-27T00:00",
+    )
+    keys.add_argument("--top", type=int, default=10, metavar="K", help="hot keys shown")
+    keys.epilog = (
+        "Reads every record once (read_committed), from each partition's log start (or "
+        "--since) to its end when the command starts. Keys move where Kafka's default "
+        "partitioner sends them (murmur2 of the key bytes, mod N); records without a key stay."
+    )
+
+
+def since_ms(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise parsing.UsageError(
+            f"topics keys: --since expects an ISO 8601 time such as 2026-11-27T08:00, got {text!r}"
+        ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return int(when.timestamp() * 1000)
+
+
+@contextmanager
+def _progress(as_json: bool, engine: str) -> Iterator[Callable[[str, int, int], None]]:
+    if as_json or not sys.stderr.isatty():
+        yield lambda stage, done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def show(stage: str, done: int, total: int) -> None:
+            if stage == "done":
+                return
+            name = f"{engine}: {'records' if stage == 'read' and engine == 'local' else stage}"
+            if name not in tasks:
+                tasks[name] = bar.add_task(name, total=total)
+            bar.update(tasks[name], completed=done, total=total)
+
+        yield show
+
+
+async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_json: bool) -> int:
+    from ..services.key_report import KeyReportRequest, key_report
+    from .spark_flags import spark_conf
+
+    if args.top < 0:
+        raise parsing.UsageError("topics keys: --top must be 0 or more")
+    request = KeyReportRequest(
+        topic=args.topic,
+        candidates=tuple(args.partitions),
+        engine=args.engine,
+        spark_master=args.spark_master,
+        spark_conf=spark_conf(args, profile) if args.engine == "spark" else {},
+        since_ms=since_ms(args.since),
+        top=args.top,
+    )
+    with _progress(as_json, args.engine) as show:
+        try:
+            result = await key_report(admin, request, show)
+        except RuntimeError as exc:
+            print(f"kafka-tui: topics keys: the Spark job failed: {exc}", file=sys.stderr)
+            return 1
+    if as_json:
+        from ..planning.key_stats import report_to_json
+
+        output.emit_json(report_to_json(result.report))
+    else:
+        print_report(result)
+    return 0
+
+
+_GROW_COLUMNS = [
+    "partitions",
+    "keys_moving",
+    "records_moving",
+    "max",
+    "max_over_avg",
+    "bytes_max_over_avg",
+]
+
+
+def print_report(result: KeyReportResult) -> None:
+    from ..planning.key_stats import key_text
+
+    r = result.report
+    print(
+        f"Topic {r.topic}: {r.records:,} records, {r.bytes:,} bytes (keys + values), "
+        f"{r.distinct_keys:,} distinct keys, {r.null_key_records:,} records without a key"
+        + (" (compacted: what compaction has kept so far)" if result.compacted else "")
+    )
+    print()
+    output.rows(
+        [
+            {
+                "partition": p.partition,
+                "records": p.records,
+                "bytes": p.bytes,
+                "distinct_keys": p.distinct_keys,
+                "null_key_records": p.null_key_records,
+            }
+            for p in r.partitions
+        ],
+        False,
+        ["partition", "records", "bytes", "distinct_keys", "null_key_records"],
+        {"distinct_keys": "KEYS", "null_key_records": "NULL_KEYS"},
+    )
+    if r.hot_keys:
+        print("\nHot keys (by records):")
+        output.rows(
+            [
+                {"key": key_text(k.key), "records": k.records, "bytes": k.bytes}
+                | {"partition": k.partition, "share": f"{k.records / r.records:.1%}"}
+                for k in r.hot_keys
+            ],
+            False,
+            ["key", "partition", "records", "bytes", "share"],
+        )
+    print("\nGrowing to N partitions (keyed records where murmur2 sends them, the others stay):")
+    output.rows(
+        [
+            {
+                "partitions": g.partitions,
+                "keys_moving": f"{g.keys_moving:.1%}",
+                "records_moving": f"{g.records_moving:.1%}",
+                "max": max(g.records_per_partition, default=0),
+                "max_over_avg": f"{g.max_over_avg:.2f}",
+                "bytes_max_over_avg": f"{g.bytes_max_over_avg:.2f}",
+            }
+            for g in r.grow
+        ],
+        False,
+        _GROW_COLUMNS,
+        {
+            "partitions": "N",
+            "keys_moving": "KEYS_MOVING",
+            "records_moving": "RECORDS_MOVING",
+            "max": "MAX_RECORDS",
+            "max_over_avg": "MAX/AVG",
+            "bytes_max_over_avg": "BYTES_MAX/AVG",
+        },
+    )

@@ -1,0 +1,210 @@
+"""`topics keys --engine spark` inside Spark: `python -m kafka_tui.services.key_job --job JOB
+--output OUT --master URL [--conf KEY=VALUE]...`.
+
+JOB (a private file: it carries the profile's connection settings, secrets included, pickled)
+holds the topic, the offset ranges and the connection settings. A DataFrame of the ranges, one
+per task, goes through `mapInArrow`: each executor reads its range with kafka-tui's own reader
+(admin/key_reader.py, aiokafka; the DataFrame API, so Spark Connect `sc://` works too and no
+Kafka jar is needed anywhere) and yields its tally (planning/key_stats.py); Spark groups the
+tallies by (partition, key) and only that table (one row per distinct key) comes back to the
+driver, written to OUT as Arrow IPC for `key_stats.merge` and `key_stats.report`, the same
+calls the in-process engine ends with.
+
+Progress: JSON lines on stdout (`{"stage", "done", "total"}`; `{"stage": "error", "message"}`),
+as planning/spark_job.py writes them, so services/key_report.py follows it the same way; the
+session, the executors' Python and the failure sentences are that job's (`executor_python`,
+`explain_failure`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import pickle
+import signal
+import sys
+import tempfile
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from kafka_tui.admin.key_reader import OffsetRange, read_keys
+from kafka_tui.admin.model import ConnectionSettings
+from kafka_tui.planning import key_stats
+from kafka_tui.planning.spark_job import (
+    CANCELLED,
+    PYSPARK_PYTHON,
+    SQL_PYTHON,
+    Cancelled,
+    executor_python,
+    explain_failure,
+)
+
+APP_NAME = "kafka-tui topics keys"
+_TALLY_DDL = "partition int, key binary, records long, bytes long, first_ms long, last_ms long"
+
+
+def _progress(stream: TextIO, stage: str, done: int, total: int) -> None:
+    stream.write(json.dumps({"stage": stage, "done": done, "total": total}) + "\n")
+    stream.flush()
+
+
+def tally_ranges(
+    settings: ConnectionSettings, topic: str
+) -> Any:  # Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
+    """The executors' function: each range row read and tallied, the tally yielded."""
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        for batch in batches:
+            for row in batch.to_pylist():
+                yield from _tally_range(settings, topic, row).to_batches()
+
+    return run
+
+
+def _tally_range(settings: ConnectionSettings, topic: str, row: dict[str, int]) -> Any:
+    aggregator = key_stats.KeyAggregator()
+    ranges = [OffsetRange(row["partition"], row["start"], row["end"])]
+    asyncio.run(read_keys(settings, topic, ranges, lambda c: aggregator.add_rows(*c)))
+    return aggregator.tally()
+
+
+def _package_zip(folder: Path) -> Path:
+    """kafka_tui itself, for executors that do not have it installed (they need its
+    dependencies: aiokafka, pyarrow, numpy)."""
+    root = Path(__file__).resolve().parent.parent
+    target = folder / "kafka_tui_keys.zip"
+    with zipfile.ZipFile(target, "w") as archive:
+        for source in sorted(root.rglob("*.py")):
+            archive.write(source, f"kafka_tui/{source.relative_to(root)}")
+    return target
+
+
+def _session(master: str, folder: Path, conf: dict[str, str]) -> Any:
+    from pyspark.sql import SparkSession
+
+    defaults = {"spark.ui.showConsoleProgress": "false"}
+    if master.startswith("sc://"):
+        builder = SparkSession.builder.remote(master)
+        for key, value in {**defaults, **conf}.items():
+            if key != PYSPARK_PYTHON and not key.startswith("spark.ui."):
+                builder = builder.config(key, value)
+        named = conf.get(SQL_PYTHON) or conf.get(PYSPARK_PYTHON)
+        if named:
+            builder = builder.config(SQL_PYTHON, named)
+        spark = builder.getOrCreate()
+        spark.addArtifacts(str(_package_zip(folder)), pyfile=True)
+        return spark
+    python = executor_python(conf)
+    os.environ["PYSPARK_PYTHON"] = python
+    builder = SparkSession.builder.master(master).appName(APP_NAME)
+    for key, value in {"spark.ui.enabled": "false", **defaults, **conf}.items():
+        builder = builder.config(key, value)
+    spark = builder.config(PYSPARK_PYTHON, python).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    if not master.startswith("local"):
+        spark.sparkContext.addPyFile(str(_package_zip(folder)))
+    return spark
+
+
+def _watch_tasks(spark: Any, total: int, stream: TextIO, stop: threading.Event) -> None:
+    """Classic Spark only: the ranges read so far (completed tasks of the reading stage)."""
+    tracker = spark.sparkContext.statusTracker()
+    last = -1
+    while not stop.wait(0.5):
+        done = 0
+        for stage_id in tracker.getActiveStageIds():
+            info = tracker.getStageInfo(stage_id)
+            if info is not None and info.numTasks == total:
+                done = max(done, info.numCompletedTasks)
+        if done > last and done:
+            _progress(stream, "read", done, total)
+            last = done
+
+
+def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[str, str]) -> None:
+    import pyarrow as pa
+
+    job = pickle.loads(job_path.read_bytes())
+    ranges: list[OffsetRange] = job["ranges"]
+    total = len(ranges)
+    _progress(progress, "session", 0, 1)
+    with tempfile.TemporaryDirectory(prefix="kafka-tui-spark-") as folder:
+        spark = _session(master, Path(folder), conf)
+        try:
+            _progress(progress, "session", 1, 1)
+            from pyspark.sql import functions as F
+
+            rows = [(i, r.partition, r.start, r.end) for i, r in enumerate(ranges)]
+            frame = (
+                spark.createDataFrame(rows, "index long, partition int, start long, end long")
+                .repartitionByRange(max(1, total), "index")  # one range per task
+                .select("partition", "start", "end")
+                .mapInArrow(tally_ranges(job["settings"], job["topic"]), _TALLY_DDL)
+                .groupBy("partition", "key")
+                .agg(
+                    F.sum("records").alias("records"),
+                    F.sum("bytes").alias("bytes"),
+                    F.min("first_ms").alias("first_ms"),
+                    F.max("last_ms").alias("last_ms"),
+                )
+            )
+            _progress(progress, "read", 0, total)
+            stop = threading.Event()
+            if not master.startswith("sc://"):
+                watcher = threading.Thread(
+                    target=_watch_tasks, args=(spark, total, progress, stop), daemon=True
+                )
+                watcher.start()
+            try:
+                table = frame.toArrow()
+            finally:
+                stop.set()
+            _progress(progress, "read", total, total)
+            tally = key_stats.merge([table.cast(key_stats.TALLY_SCHEMA)])
+            partial = output.with_name(output.name + ".partial")
+            with pa.OSFile(str(partial), "wb") as sink, pa.ipc.new_file(sink, tally.schema) as w:
+                w.write_table(tally)
+            partial.replace(output)
+        finally:
+            spark.stop()
+    _progress(progress, "done", 1, 1)
+
+
+def _cancel(signum: int, frame: Any) -> None:
+    raise Cancelled(signal.Signals(signum).name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kafka_tui.services.key_job")
+    parser.add_argument("--job", type=Path, required=True)
+    parser.add_argument("--output", type=Path, required=True)
+    parser.add_argument("--master", default="local[*]")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args(argv)
+    conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
+    progress = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    signal.signal(signal.SIGTERM, _cancel)
+    signal.signal(signal.SIGINT, _cancel)
+    try:
+        run(args.job, args.output, args.master, progress, conf)
+    except (Cancelled, KeyboardInterrupt) as exc:
+        _progress(progress, "cancelled", 0, 1)
+        print(f"cancelled ({exc})", file=sys.stderr)
+        return CANCELLED
+    except Exception as exc:
+        message = explain_failure(exc, args.master, conf)
+        progress.write(json.dumps({"stage": "error", "message": message}) + "\n")
+        progress.flush()
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

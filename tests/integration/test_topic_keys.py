@@ -1,0 +1,157 @@
+"""`topics keys` on the real KRaft 4.4 cluster: records that Kafka's own Java producer placed
+(ConsoleProducer, one JVM, parse.key=true) sit where our murmur2 says for the current count;
+the report matches a hand count (keys, null keys, hot keys, a grow); a transaction's aborted
+records are not counted while a committed one's are; and the Spark engine (local[1], several
+ranges per partition) gives the in-process engine's numbers exactly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+from aiokafka import AIOKafkaProducer
+from aiokafka.partitioner import murmur2
+
+from kafka_tui.admin import TopicSpec
+from kafka_tui.devcluster.jars import ensure_kafka
+from kafka_tui.services import key_report
+
+from ..conftest import Cluster
+from .test_cli import run_json
+from .test_consumer_groups import create
+
+Names = Callable[[str], str]
+PARTITIONS = 3
+
+
+def _home(key: bytes, n: int) -> int:
+    return (murmur2(key) & 0x7FFFFFFF) % n
+
+
+def _java_produce(cluster: Cluster, topic: str, lines: list[str]) -> None:
+    """Kafka's console producer: `key:value` lines, NULL for a record without a key."""
+    state = cluster.dev.load()
+    assert state is not None
+    command = [
+        "java",
+        "-Xmx128m",
+        "-XX:TieredStopAtLevel=1",
+        "-XX:+UseSerialGC",
+        "-cp",
+        ensure_kafka(state.version, cluster.dev.cache).classpath,
+        "org.apache.kafka.tools.ConsoleProducer",
+        "--bootstrap-server",
+        cluster.bootstrap_servers,
+        "--topic",
+        topic,
+        "--producer-property",
+        "acks=all",  # acknowledged = below the high watermark, which the report reads to
+        "--reader-property",
+        "parse.key=true",
+        "--reader-property",
+        "key.separator=:",
+        "--reader-property",
+        "null.marker=NULL",
+    ]
+    done = subprocess.run(
+        command, input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+async def _transactions(bootstrap: str, topic: str) -> None:
+    """One aborted transaction (5 records of key `aborted`), one committed (3 of `committed`)."""
+    producer = AIOKafkaProducer(
+        bootstrap_servers=bootstrap, transactional_id=f"{topic}-tx", acks="all"
+    )
+    await producer.start()
+    try:
+        async with producer.transaction():
+            for _ in range(3):
+                await producer.send_and_wait(topic, b"yes", key=b"committed")
+        await producer.begin_transaction()
+        for _ in range(5):
+            await producer.send_and_wait(topic, b"no", key=b"aborted")
+        await producer.abort_transaction()
+    finally:
+        await producer.stop()
+
+
+def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
+    kraft_cluster: Cluster,
+    capsys: pytest.CaptureFixture[str],
+    topic_name: Names,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    topic = topic_name()
+    servers = kraft_cluster.bootstrap_servers
+    asyncio.run(create(servers, TopicSpec(topic, PARTITIONS, 2)))
+    # user-i: i + 1 records, values of i + 1 bytes; 7 records without a key.
+    lines = [f"user-{i}:{'v' * (i + 1)}" for i in range(20) for _ in range(i + 1)]
+    lines += ["NULL:nokey"] * 7
+    _java_produce(kraft_cluster, topic, lines)
+    asyncio.run(_transactions(servers, topic))
+
+    code, document = run_json(
+        capsys, kraft_cluster, "topics", "keys", topic, "--partitions", "3",
+        "--partitions", "5", "--top", "3",
+    )  # fmt: skip
+    assert code == 0, document
+    assert isinstance(document, dict)
+
+    keyed = Counter(line.split(":")[0].encode() for line in lines if not line.startswith("NULL"))
+    keyed[b"committed"] = 3  # the aborted transaction's 5 records are not counted
+    records = sum(keyed.values()) + 7
+    assert document["records"] == records
+    assert document["null_key_records"] == 7
+    assert document["distinct_keys"] == len(keyed) == 21
+    value_bytes = sum(i + 1 for i in range(20) for _ in range(i + 1))
+    key_bytes = sum(len(k) * n for k, n in keyed.items())
+    assert document["bytes"] == value_bytes + key_bytes + 7 * len("nokey") + 3 * len("yes")
+
+    # Kafka's producer put every keyed record where our murmur2 says for 3 partitions.
+    by_partition: Counter[int] = Counter()
+    keys_in: dict[int, set[bytes]] = {p: set() for p in range(PARTITIONS)}
+    for key, n in keyed.items():
+        by_partition[_home(key, PARTITIONS)] += n
+        keys_in[_home(key, PARTITIONS)].add(key)
+    same, grown = document["grow"]
+    assert (same["partitions"], same["keys_moving"], same["records_moving"]) == (3, 0.0, 0.0)
+    nulls = {p["partition"]: p["null_key_records"] for p in document["partitions"]}
+    assert sum(nulls.values()) == 7
+    for p in document["partitions"]:
+        assert p["records"] == by_partition[p["partition"]] + nulls[p["partition"]]
+        assert p["distinct_keys"] == len(keys_in[p["partition"]])
+    assert same["records_per_partition"] == [p["records"] for p in document["partitions"]]
+
+    assert [(k["key"], k["records"]) for k in document["hot_keys"]] == [
+        ("user-19", 20),
+        ("user-18", 19),
+        ("user-17", 18),
+    ]
+    assert document["hot_keys"][0]["partition"] == _home(b"user-19", PARTITIONS)
+    assert document["hot_keys"][0]["bytes"] == 20 * (len("user-19") + 20)
+
+    moving = {k for k in keyed if _home(k, 5) != _home(k, PARTITIONS)}
+    assert grown["partitions"] == 5
+    assert grown["keys_moving"] == round(len(moving) / len(keyed), 6)
+    moved_records = sum(keyed[k] for k in moving)
+    assert grown["records_moving"] == round(moved_records / sum(keyed.values()), 6)
+    after = [nulls.get(p, 0) for p in range(5)]
+    for key, n in keyed.items():
+        after[_home(key, 5)] += n
+    assert grown["records_per_partition"] == after
+    assert grown["max_over_avg"] == round(max(after) * 5 / records, 4)
+
+    # Spark (local[1]), each partition read as several ranges, gives the same numbers.
+    monkeypatch.setattr(key_report, "RANGE_RECORDS", 40)
+    code, on_spark = run_json(
+        capsys, kraft_cluster, "topics", "keys", topic, "--partitions", "3",
+        "--partitions", "5", "--top", "3", "--engine", "spark", "--spark-master", "local[1]",
+    )  # fmt: skip
+    assert code == 0, on_spark
+    assert on_spark == document
