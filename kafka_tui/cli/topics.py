@@ -139,6 +139,10 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     configs.add_argument("--delete-config", metavar="K,...")
     configs.add_argument("--validate-only", action="store_true")
 
+    from . import topic_keys  # issue 51: its parser only; the reading loads when it runs
+
+    topic_keys.add_parser(actions)
+
 
 def _kip409_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -280,7 +284,7 @@ def _change_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _changes_something(args: argparse.Namespace) -> bool:
-    if args.command != "topics" or args.action in ("list", "describe"):
+    if args.command != "topics" or args.action in ("list", "describe", "keys"):
         return False
     if args.action == "configs":
         return bool(args.add_config or args.delete_config) and not args.validate_only
@@ -335,6 +339,10 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
             return await _delete(args, profile, admin, as_json)
         case "configs":
             return await _configs(args, admin, as_json)
+        case "keys":
+            from . import topic_keys
+
+            return await topic_keys.run(args, profile, admin, as_json)
     raise parsing.UsageError(f"unknown action {args.action}")
 
 
