@@ -11,12 +11,27 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
-from .admin.model import DEFAULT_TIMEOUT_MS, ConnectionSettings, SaslMechanism, SecurityProtocol
+from .admin.model import (
+    DEFAULT_TIMEOUT_MS,
+    ConnectionSettings,
+    SaslMechanism,
+    Secret,
+    SecurityProtocol,
+)
 from .admin.validation import topic_name_problem
 from .oauth_config import MSK_IAM
 from .oauth_config import PROFILE_KEYS as OAUTH_PROFILE_KEYS
 from .paths import user_path
-from .secrets import Asker, SecretError, SecretSource, profile_sources, resolve, source_keys
+from .registry.settings import RegistrySettings, url_problem
+from .secrets import (
+    SOURCE_SUFFIXES,
+    Asker,
+    SecretError,
+    SecretSource,
+    profile_sources,
+    resolve,
+    source_keys,
+)
 
 if TYPE_CHECKING:
     from .client_properties import ClientProperties
@@ -50,6 +65,10 @@ class Profile:
     # sources, and where a missing one is named ("config.toml: profile 'prod'").
     secrets: tuple[SecretSource, ...] = ()
     secrets_at: str = ""
+    # The schema registry of the cluster's records (schema_registry_* keys), its password or
+    # token from `_env` already; `_command` / `_keyring` sources are read only when used.
+    schema_registry: RegistrySettings | None = None
+    schema_registry_secrets: tuple[SecretSource, ...] = ()
 
     @property
     def secrets_where(self) -> str:
@@ -95,6 +114,19 @@ _PROFILE_KEYS: dict[str, type | tuple[type, ...]] = {
 }
 # Each secret `<name>_env` may instead be `<name>_command` or `<name>_keyring` (secrets.py).
 _PROFILE_KEYS |= source_keys(list(_PROFILE_KEYS))
+# The schema registry of the records (kafka_tui/registry): basic auth or a bearer token.
+REGISTRY_SECRETS = ("schema_registry_password", "schema_registry_token")
+REGISTRY_FILES = (
+    "schema_registry_ca_file",
+    "schema_registry_cert_file",
+    "schema_registry_key_file",
+)
+_PROFILE_KEYS |= {
+    "schema_registry_url": str,
+    "schema_registry_username": str,
+    **{f"{secret}{suffix}": str for secret in REGISTRY_SECRETS for suffix in SOURCE_SUFFIXES},
+    **dict.fromkeys(REGISTRY_FILES, str),
+}
 # The placer's MODES (planning/placement.py), which config does not import (a test pins them).
 UNDER_REPLICATED_MODES = ("disabled", "enabled", "enabled_prefer_observed")
 _TOP_KEYS = {"default_profile", "profiles", "keys"}
@@ -247,6 +279,7 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
     problem = topic_name_problem(body.get("placeholders_topic", "__kafka_tui_placeholders"))
     if problem:
         raise ConfigError(f"{at}: placeholders_topic: {problem}")
+    schema_registry, schema_registry_secrets = _schema_registry(body, at)
     profile = Profile(
         name,
         connection,
@@ -260,10 +293,71 @@ def _parse_profile(name: str, body: object, where: str) -> Profile:
         load_max_age=load_max_age,
         secrets=sources,
         secrets_at=at,
+        schema_registry=schema_registry,
+        schema_registry_secrets=schema_registry_secrets,
     )
     if "command_config" in body:
         profile = with_command_config(profile, Path(body["command_config"]), at)
     return profile
+
+
+def _schema_registry(
+    body: dict[str, Any], at: str
+) -> tuple[RegistrySettings | None, tuple[SecretSource, ...]]:
+    """A profile's schema registry (schema_registry_url and its login and TLS keys)."""
+    given = sorted(k for k in body if k.startswith("schema_registry_"))
+    url = body.get("schema_registry_url")
+    if url is None:
+        if given:
+            raise ConfigError(f"{at}: {given[0]} needs schema_registry_url")
+        return None, ()
+    problem = url_problem(url)
+    if problem:
+        raise ConfigError(f"{at}: schema_registry_url {problem}")
+    sources: list[SecretSource] = []
+    values: dict[str, str | None] = {}
+    for secret in REGISTRY_SECRETS:
+        named = [secret + suffix for suffix in SOURCE_SUFFIXES if secret + suffix in body]
+        if len(named) > 1:
+            raise ConfigError(f"{at}: give one source for {secret}, not {' and '.join(named)}")
+        value = _secret(body, f"{secret}_env", at)
+        values[secret] = Secret(value) if value is not None else None
+        if named and not named[0].endswith("_env"):
+            kind = named[0].removeprefix(secret + "_")
+            try:  # the same checks as the connection's own command and keyring sources
+                profile_sources({f"sasl_password_{kind}": body[named[0]]}, at)
+            except SecretError as exc:
+                raise ConfigError(str(exc).replace("sasl_password", secret)) from None
+            sources.append(SecretSource(secret, kind, body[named[0]], at))
+    has_password = values["schema_registry_password"] is not None or any(
+        s.setting == "schema_registry_password" for s in sources
+    )
+    has_token = values["schema_registry_token"] is not None or any(
+        s.setting == "schema_registry_token" for s in sources
+    )
+    username = body.get("schema_registry_username")
+    if has_token and (username is not None or has_password):
+        raise ConfigError(
+            f"{at}: the schema registry takes a bearer token or a username and password, not both"
+        )
+    if has_password != (username is not None):
+        raise ConfigError(
+            f"{at}: schema_registry_username and a schema_registry_password source "
+            "(_env, _command or _keyring) go together"
+        )
+    if "schema_registry_key_file" in body and "schema_registry_cert_file" not in body:
+        raise ConfigError(f"{at}: schema_registry_key_file needs schema_registry_cert_file")
+    files = {key: _existing_file(body, key, at) for key in REGISTRY_FILES}
+    settings = RegistrySettings(
+        url,
+        username=username,
+        password=values["schema_registry_password"],
+        token=values["schema_registry_token"],
+        ca_file=files["schema_registry_ca_file"],
+        cert_file=files["schema_registry_cert_file"],
+        key_file=files["schema_registry_key_file"],
+    )
+    return settings, tuple(sources)
 
 
 def _spark_settings(table: dict[str, Any], at: str) -> tuple[tuple[str, str], ...]:

@@ -125,6 +125,16 @@ def read_sources(
     return _with(connection, values)
 
 
+def read_source(source: SecretSource) -> Secret:
+    """One command or keyring source's value (a setting outside ConnectionSettings, e.g. the
+    schema registry's password), read once per process. Blocking."""
+    cached = (source.kind, source.ref, source.setting)
+    if cached not in _HAD:
+        reader = _run_command if source.kind == "command" else _read_keyring
+        _HAD[cached] = Secret(reader(source))
+    return _HAD[cached]
+
+
 def questions(
     connection: ConnectionSettings, where: str, sources: Iterable[SecretSource]
 ) -> list[SecretSource]:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import storage_format
+from . import registry, storage_format
 from .cluster import ClusterError, DevCluster, write_class_archives
 from .jars import JarFetchError, ensure_kafka
 from .kerberos import profile_entries as kerberos_profile_entries
@@ -83,6 +83,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="SECONDS",
         help="sasl_oauthbearer: how long the issuer's tokens live (default: "
         f"{DEFAULT_TOKEN_LIFETIME_S}); brokers end a session with its token",
+    )
+    up.add_argument(
+        "--schema-registry",
+        action="store_true",
+        help="also start a schema registry (Apicurio Registry "
+        f"{registry.APICURIO_VERSION}, Confluent's API) on a port of its own",
     )
     fetch = actions.add_parser("fetch", help="fetch the Kafka jars into the cache (once)")
     fetch.add_argument(
@@ -239,6 +245,9 @@ def _print_status(status: dict[str, Any], as_json: bool) -> None:
                 f"client ids {', '.join(oidc['client_ids'])} (secrets: the users' passwords), "
                 f"tokens live {oidc['token_lifetime_s']}s"
             )
+    if schemas := status.get("schema_registry"):
+        state = "running" if schemas["running"] else "STOPPED"
+        print(f"schema registry: {schemas['url']} {state} ({schemas['version']})")
 
 
 def _toml_string(text: str) -> str:
@@ -283,6 +292,8 @@ def profile_toml(name: str, status: dict[str, Any], user: str | None, password_c
         entries |= kerberos_profile_entries(kerberos, user)
     if status.get("zookeeper"):
         entries["zookeeper_connect"] = status["zookeeper"]
+    if status.get("schema_registry"):
+        entries["schema_registry_url"] = status["schema_registry"]["url"]
     lines.append(f"[profiles.{key}]")
     lines += [f"{k} = {_toml_string(v)}" for k, v in entries.items()]
     return "\n".join(lines) + "\n"
@@ -307,6 +318,13 @@ def _class_archives(version: str, mode: Mode) -> None:
             print(f"Kafka {version}: class archives for its {mode} JVMs written in {took:.0f}s")
 
 
+def _status(cluster: DevCluster) -> dict[str, Any]:
+    status = cluster.status()
+    if schemas := registry.status(cluster.root):
+        status["schema_registry"] = schemas
+    return status
+
+
 def run(args: argparse.Namespace, output: str) -> int:
     as_json = (getattr(args, "output", None) or output) == "json"
     if args.dev_action == "spark":
@@ -315,6 +333,7 @@ def run(args: argparse.Namespace, output: str) -> int:
     try:
         match args.dev_action:
             case "up":
+                kept = registry.load(cluster.root)
                 cluster.up(
                     args.mode,
                     args.brokers,
@@ -323,7 +342,10 @@ def run(args: argparse.Namespace, output: str) -> int:
                     kafka_version=args.kafka_version,
                     token_lifetime_s=args.token_lifetime,
                 )
-                _print_status(cluster.status(), as_json)
+                registry.stop_replaced(cluster.root, kept)
+                if args.schema_registry:
+                    registry.up(cluster.root, timeout=args.timeout)
+                _print_status(_status(cluster), as_json)
             case "fetch":
                 asked = [(v, choose(None, v)[0]) for v in args.kafka_version or ()]
                 for version, mode in asked or [(KRAFT_VERSION, "kraft"), (ZK_VERSION, "zk")]:
@@ -343,9 +365,9 @@ def run(args: argparse.Namespace, output: str) -> int:
                         "of its own"
                     )
             case "status":
-                _print_status(cluster.status(), as_json)
+                _print_status(_status(cluster), as_json)
             case "profile":
-                status = cluster.status()
+                status = _status(cluster)
                 if args.user is not None and not {"security", "kerberos"} & set(status):
                     raise ClusterError("--user needs a secured cluster (up --security sasl_ssl)")
                 print(profile_toml(args.name, status, args.user, _password_command(args)), end="")
@@ -359,6 +381,7 @@ def run(args: argparse.Namespace, output: str) -> int:
                     )
                 print(state.security.users[args.user])
             case "down":
+                registry.down(cluster.root)
                 print("stopped and removed" if cluster.down() else f"no cluster in {cluster.root}")
             case "stop-broker":
                 cluster.stop_broker(args.broker_id, kill=args.kill)

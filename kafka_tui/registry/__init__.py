@@ -1,19 +1,10 @@
 """Schema Registry support for records: a REST client for the Confluent Schema Registry API
-(Confluent, Apicurio's ccompat, Karapace, Redpanda), Confluent's wire format, and Avro
-(fastavro), Protobuf (dynamic messages) and JSON Schema records; local .avsc / .proto files
-for topics without a registry. `RecordSchemas` is what front ends and services decode and
-encode with."""
+(Confluent, Apicurio's ccompat, Karapace, Redpanda; client.py), Confluent's wire format
+(wire.py), and Avro (fastavro), Protobuf (dynamic messages) and JSON Schema records; local
+.avsc / .proto files for topics without a registry. `codec.RecordSchemas` is what services
+and front ends decode and encode with. Kept light: a config file's reading imports this."""
 
-from .client import RegisteredSchema, RegistryClient, RegistrySettings
-from .codec import FORMATS, LocalSchema, RecordSchemas
 from .errors import SchemaError
+from .settings import RegistrySettings
 
-__all__ = [
-    "FORMATS",
-    "LocalSchema",
-    "RecordSchemas",
-    "RegisteredSchema",
-    "RegistryClient",
-    "RegistrySettings",
-    "SchemaError",
-]
+__all__ = ["RegistrySettings", "SchemaError"]

@@ -7,30 +7,15 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote
 
 from .errors import SchemaError
+from .settings import RegistrySettings, shown_url, url_problem
 
-DEFAULT_TIMEOUT_S = 10.0
 SCHEMA_TYPES = ("AVRO", "PROTOBUF", "JSON")
 _CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
-
-
-@dataclass(frozen=True)
-class RegistrySettings:
-    """Where the registry is and how to log in; `password` and `token` are Secrets (masked in
-    every repr)."""
-
-    url: str
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-    token: str | None = field(default=None, repr=False)
-    ca_file: str | None = None
-    cert_file: str | None = None
-    key_file: str | None = None
-    timeout_s: float = DEFAULT_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -51,23 +36,6 @@ class RegisteredSchema:
     references: tuple[Reference, ...] = ()
     subject: str | None = None
     version: int | None = None
-
-
-def shown_url(url: str) -> str:
-    """`url` without a user or password in it (http://user:pass@host is allowed)."""
-    parts = urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url.rstrip("/")
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit(parts._replace(netloc=netloc)).rstrip("/")
-
-
-def url_problem(url: str) -> str | None:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "must be an http:// or https:// URL, e.g. http://127.0.0.1:8081"
-    return None
 
 
 class RegistryClient:

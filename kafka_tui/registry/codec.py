@@ -177,6 +177,10 @@ class RecordSchemas:
             # a record framed by a registry we cannot ask: the file's schema after the header
             schema_id, payload = unframe(data)
             return self._decode_with(local.parsed, payload, wanted, schema_id)
+        if local is not None and not framed:
+            raise SchemaError(
+                f"the {self.which}'s schema file {local.path.name} is {local.format}, not {wanted}"
+            )
         if not framed:
             raise SchemaError(
                 "the bytes are not in the schema registry's wire format (magic byte 0 and a "

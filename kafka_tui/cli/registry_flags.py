@@ -1,0 +1,206 @@
+"""The schema registry flags of the record commands (`messages read/produce`), over the
+profile's schema_registry_* keys, and the RecordSchemas object they make."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..admin.model import Secret
+from ..config import Profile
+from ..registry import RegistrySettings, SchemaError
+from ..registry.settings import shown_url, url_problem
+from ..secrets import SecretError, SecretSource, read_source, terminal_asker
+from ..services import parsing
+
+if TYPE_CHECKING:
+    from ..registry.codec import RecordSchemas
+
+
+def add_registry_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "schema registry",
+        "avro, protobuf and jsonschema records (Confluent's wire format); the profile's "
+        "schema_registry_* keys serve when these are not given",
+    )
+    group.add_argument(
+        "--schema-registry",
+        metavar="URL",
+        help="the registry's Confluent-compatible API, e.g. http://127.0.0.1:8081 "
+        "(Apicurio: .../apis/ccompat/v7); default: the profile's schema_registry_url",
+    )
+    group.add_argument("--registry-user", metavar="USER", help="basic auth user")
+    group.add_argument(
+        "--registry-password-env",
+        metavar="VAR",
+        help="the environment variable holding --registry-user's password (none: asked on "
+        "a terminal)",
+    )
+    group.add_argument(
+        "--registry-token-env",
+        metavar="VAR",
+        help="the environment variable holding a bearer token (instead of a user)",
+    )
+    group.add_argument("--registry-ca-file", metavar="FILE", help="CA bundle to trust (PEM)")
+    group.add_argument("--registry-cert-file", metavar="FILE", help="client certificate (PEM)")
+    group.add_argument("--registry-key-file", metavar="FILE", help="the client certificate's key")
+    group.add_argument(
+        "--key-schema-file",
+        type=Path,
+        metavar="FILE",
+        help="the keys' schema, .avsc or .proto (for topics without a registry)",
+    )
+    group.add_argument(
+        "--value-schema-file",
+        type=Path,
+        metavar="FILE",
+        help="the values' schema, .avsc or .proto (for topics without a registry)",
+    )
+    group.add_argument(
+        "--proto-message",
+        metavar="NAME",
+        help="the message of a .proto schema file (default: its first); the value's file, "
+        "or the key's when only it is .proto",
+    )
+    group.add_argument(
+        "--validate-json-schema",
+        action="store_true",
+        help="check jsonschema records against their JSON Schema (jsonschema)",
+    )
+
+
+def registry_settings(args: argparse.Namespace, profile: Profile | None) -> RegistrySettings | None:
+    """The registry the flags and the profile name: a flag over the profile's key. The
+    profile's login and TLS files serve only its own URL (never sent to another one)."""
+    from_profile = profile.schema_registry if profile is not None else None
+    url = args.schema_registry or (from_profile.url if from_profile else None)
+    if url is None:
+        given = [f for f in _LOGIN_FLAGS if getattr(args, f.replace("-", "_")[2:], None)]
+        if given:
+            raise parsing.UsageError(f"{given[0]} needs --schema-registry URL")
+        return None
+    problem = url_problem(url)
+    if problem:
+        raise parsing.UsageError(f"--schema-registry {shown_url(url)} {problem}")
+    base = (
+        _with_secrets(from_profile, profile)
+        if from_profile is not None and profile is not None and from_profile.url == url
+        else RegistrySettings(url)
+    )
+    if args.registry_token_env and args.registry_user:
+        raise parsing.UsageError("give --registry-user or --registry-token-env, not both")
+    changes: dict[str, object] = {}
+    if args.registry_token_env:
+        changes |= {"token": _env(args.registry_token_env, "--registry-token-env")}
+        changes |= {"username": None, "password": None}
+    if args.registry_user:
+        password = (
+            _env(args.registry_password_env, "--registry-password-env")
+            if args.registry_password_env
+            else _ask(args.registry_user, url)
+        )
+        changes |= {"username": args.registry_user, "password": password, "token": None}
+    elif args.registry_password_env:
+        raise parsing.UsageError("--registry-password-env needs --registry-user")
+    for flag, name in (
+        ("--registry-ca-file", "ca_file"),
+        ("--registry-cert-file", "cert_file"),
+        ("--registry-key-file", "key_file"),
+    ):
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if value is not None:
+            path = Path(value).expanduser()
+            if not path.is_file():
+                raise parsing.UsageError(f"{flag}: {path} does not exist")
+            changes[name] = str(path)
+    settings = dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+    if settings.key_file and not settings.cert_file:
+        raise parsing.UsageError("--registry-key-file needs --registry-cert-file")
+    return settings
+
+
+_LOGIN_FLAGS = (
+    "--registry-user",
+    "--registry-password-env",
+    "--registry-token-env",
+    "--registry-ca-file",
+    "--registry-cert-file",
+    "--registry-key-file",
+)
+
+
+def registry_from_args(args: argparse.Namespace, profile: Profile | None) -> RecordSchemas | None:
+    """What decodes and encodes records with a schema: the registry and schema files the
+    flags and profile name (None: neither)."""
+    settings = registry_settings(args, profile)
+    if settings is None and not (args.key_schema_file or args.value_schema_file):
+        if args.proto_message:
+            raise parsing.UsageError("--proto-message needs a .proto schema file")
+        return None
+    from ..registry.client import RegistryClient
+    from ..registry.codec import LocalSchema, RecordSchemas
+
+    key_file, value_file = args.key_schema_file, args.value_schema_file
+    message_for = "value" if value_file and value_file.suffix == ".proto" else "key"
+    try:
+        key_schema = (
+            LocalSchema.load(key_file, args.proto_message if message_for == "key" else None)
+            if key_file
+            else None
+        )
+        value_schema = (
+            LocalSchema.load(value_file, args.proto_message if message_for == "value" else None)
+            if value_file
+            else None
+        )
+        client = RegistryClient(settings) if settings is not None else None
+    except SchemaError as exc:
+        raise parsing.UsageError(str(exc)) from None
+    if args.proto_message and not any(
+        s is not None and s.format == "protobuf" for s in (key_schema, value_schema)
+    ):
+        raise parsing.UsageError("--proto-message needs a .proto schema file")
+    return RecordSchemas(
+        client,
+        key_schema=key_schema,
+        value_schema=value_schema,
+        validate_json=args.validate_json_schema,
+    )
+
+
+def _env(variable: str, flag: str) -> Secret:
+    value = os.environ.get(variable)
+    if value is None:
+        raise parsing.UsageError(f"{flag}: environment variable {variable} is not set")
+    return Secret(value)
+
+
+def _ask(user: str, url: str) -> Secret:
+    ask = terminal_asker()
+    where = f"schema registry {shown_url(url)}"
+    if ask is None:
+        raise parsing.UsageError(
+            f"--registry-user {user} needs a password: --registry-password-env VAR, or run "
+            "on a terminal to be asked"
+        )
+    answer = ask(SecretSource("schema_registry_password", "prompt", user, where))
+    if not answer:
+        raise parsing.UsageError(f"no password was given for {where}")
+    return Secret(answer)
+
+
+def _with_secrets(settings: RegistrySettings, profile: Profile) -> RegistrySettings:
+    """The profile's registry with its command and keyring secrets read (once per process)."""
+    try:
+        for source in profile.schema_registry_secrets:
+            value = read_source(source)
+            if source.setting == "schema_registry_token":
+                settings = dataclasses.replace(settings, token=value)
+            else:
+                settings = dataclasses.replace(settings, password=value)
+    except SecretError as exc:
+        raise parsing.UsageError(str(exc)) from None
+    return settings
