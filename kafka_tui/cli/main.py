@@ -153,7 +153,7 @@ class RecordingParser(argparse.ArgumentParser):
         return group
 
     def add_subparsers(self, **kwargs: Any) -> Any:
-        commands = super().add_subparsers(**kwargs)
+        commands: Any = super().add_subparsers(**kwargs)
         add = commands.add_parser
 
         def add_parser(name: str, **options: Any) -> RecordingParser:
