@@ -17,13 +17,17 @@ import sys
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..admin import AdminError, KafkaAdmin
 from ..admin.records import Acks, Start, Stop
 from ..config import Profile
 from ..services.codecs import FORMATS
 from ..services.parsing import UsageError
+from .registry_flags import add_registry_flags, registry_from_args
+
+if TYPE_CHECKING:
+    from ..registry.codec import RecordSchemas
 
 _COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 
@@ -70,6 +74,7 @@ def add_parser(commands: Any) -> None:
     )
     _formats(read)
     read.add_argument("--group", metavar="G", help="commit the offsets read to group G")
+    add_registry_flags(read)
 
     produce = actions.add_parser("produce", help="write records (idempotent with acks=all)")
     produce.add_argument("topic", metavar="TOPIC")
@@ -99,6 +104,7 @@ def add_parser(commands: Any) -> None:
     produce.add_argument("--acks", choices=["all", "-1", "1", "0"], default="all")
     produce.add_argument("--compression", choices=_COMPRESSIONS, default="none")
     _formats(produce)
+    add_registry_flags(produce)
 
 
 def _formats(parser: argparse.ArgumentParser) -> None:
@@ -168,15 +174,20 @@ def read_request(args: argparse.Namespace) -> Any:
 
 
 async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> int:
-    if args.action == "read":
-        return await _interruptible(_read(args, admin))
-    if profile.read_only:
+    if args.action == "produce" and profile.read_only:
         raise AdminError(
             "READ_ONLY_PROFILE",
             f"Profile '{profile.name}' is read-only: producing records is refused. Use "
             "another profile.",
         )
-    return await _produce(args, admin)
+    schemas = registry_from_args(args, profile)
+    try:
+        if args.action == "read":
+            return await _interruptible(_read(args, admin, schemas))
+        return await _produce(args, admin, schemas)
+    finally:
+        if schemas is not None:
+            schemas.close()
 
 
 async def _interruptible(work: Any) -> int:
@@ -197,10 +208,10 @@ async def _interruptible(work: Any) -> int:
         loop.remove_signal_handler(signal.SIGINT)
 
 
-async def _read(args: argparse.Namespace, admin: KafkaAdmin) -> int:
+async def _read(args: argparse.Namespace, admin: KafkaAdmin, schemas: RecordSchemas | None) -> int:
     from ..services.messages import open_read
 
-    read = await open_read(admin, read_request(args))
+    read = await open_read(admin, read_request(args), schemas)
     out = _Printer(args.output)
     try:
         async with read:
@@ -256,7 +267,9 @@ def _row(d: Any) -> str:
     )
 
 
-async def _produce(args: argparse.Namespace, admin: KafkaAdmin) -> int:
+async def _produce(
+    args: argparse.Namespace, admin: KafkaAdmin, schemas: RecordSchemas | None
+) -> int:
     from ..services import messages
 
     _not_negative("--partition", args.partition)
@@ -264,7 +277,7 @@ async def _produce(args: argparse.Namespace, admin: KafkaAdmin) -> int:
     if args.file is not None:
         if args.key is not None or args.value is not None:
             raise UsageError("--file: give the records in the file, or --key/--value, not both")
-        records = list(_file_records(args, messages))
+        records = list(_file_records(args, messages, schemas))
         if args.partition is not None or timestamp is not None or args.header:
             extra = tuple(messages.record_headers(args.header))
             records = [
@@ -286,6 +299,7 @@ async def _produce(args: argparse.Namespace, admin: KafkaAdmin) -> int:
                 timestamp=timestamp,
                 key_format=args.key_format,
                 value_format=args.value_format,
+                schemas=schemas,
                 topic=args.topic,
             )
         ]
@@ -327,7 +341,7 @@ def _produce_table(topic: str, results: list[Any]) -> None:
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _file_records(args: argparse.Namespace, messages: Any) -> Any:
+def _file_records(args: argparse.Namespace, messages: Any, schemas: RecordSchemas | None) -> Any:
     path: Path = args.file
     if str(path) == "-":
         return list(
@@ -336,6 +350,7 @@ def _file_records(args: argparse.Namespace, messages: Any) -> Any:
                 sys.stdin,
                 keep_partitions=not args.repartition,
                 keep_timestamps=not args.new_timestamps,
+                schemas=schemas,
                 topic=args.topic,
             )
         )
@@ -350,6 +365,7 @@ def _file_records(args: argparse.Namespace, messages: Any) -> Any:
                 handle,
                 keep_partitions=not args.repartition,
                 keep_timestamps=not args.new_timestamps,
+                schemas=schemas,
                 topic=args.topic,
             )
         )

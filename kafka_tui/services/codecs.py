@@ -39,12 +39,34 @@ _b64 = base64.b64encode
 
 
 class SchemaCodec(Protocol):
-    """What the Schema Registry package (kafka_tui/registry) offers: `decode` raises its
-    SchemaError with a sentence; `expected` is one of SCHEMA_FORMATS or None (any)."""
+    """One side (key or value) of what kafka_tui/registry offers (its RecordSchemas):
+    `decode` and `encode` raise its SchemaError with a sentence; `expected` is one of
+    SCHEMA_FORMATS or None (whatever the schema says)."""
 
     def decode(self, data: bytes, expected: str | None) -> tuple[Any, str, int | None]: ...
 
-    def encode(self, value: Any, fmt: str, subject: str) -> bytes: ...
+    def encode(
+        self,
+        value: Any,
+        fmt: str,
+        *,
+        subject: str,
+        schema_id: int | None = None,
+        register: bool = False,
+    ) -> bytes: ...
+
+
+class SchemaSource(Protocol):
+    """The registry and schema files of both sides: `side("key")`, `side("value")`."""
+
+    def side(self, which: str) -> SchemaCodec: ...
+
+
+def sides(schemas: SchemaSource | None) -> tuple[SchemaCodec | None, SchemaCodec | None]:
+    """The key's and the value's SchemaCodec (None, None without a registry or file)."""
+    if schemas is None:
+        return None, None
+    return schemas.side("key"), schemas.side("value")
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,10 +177,13 @@ def encode(
     subject: str | None = None,
     *,
     text: bool = False,
+    schema_id: int | None = None,
 ) -> bytes | None:
     """`value` as bytes in format `fmt`. `text`: `value` is text as typed on a command line
     (JSON text for json/msgpack/avro/protobuf/jsonschema); otherwise it is the decoded value
-    of a record object (`messages read --output jsonl`). None stays None (a tombstone)."""
+    of a record object (`messages read --output jsonl`). None stays None (a tombstone).
+    avro/protobuf/jsonschema: the schema `schema_id` names, else the subject's (see
+    SchemaCodec)."""
     if value is None:
         return None
     if fmt in ("auto", "string"):
@@ -185,7 +210,7 @@ def encode(
         if schemas is None or subject is None:
             raise EncodeError(f"{fmt} {NEEDS_SCHEMA}")
         try:
-            return schemas.encode(parsed, fmt, subject)
+            return schemas.encode(parsed, fmt, subject=subject, schema_id=schema_id)
         except Exception as exc:  # the registry's SchemaError (a sentence)
             raise EncodeError(str(exc)) from None
     raise EncodeError(f"unknown format {fmt!r}")

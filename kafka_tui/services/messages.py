@@ -30,7 +30,18 @@ from ..admin.records import (
     check_partitions,
     unknown_topic,
 )
-from .codecs import FORMATS, Decoded, EncodeError, SchemaCodec, decode, encode, header_value
+from .codecs import (
+    FORMATS,
+    SCHEMA_FORMATS,
+    Decoded,
+    EncodeError,
+    SchemaCodec,
+    SchemaSource,
+    decode,
+    encode,
+    header_value,
+    sides,
+)
 from .parsing import UsageError
 from .ports import AdminPort
 
@@ -99,10 +110,11 @@ def document(
     record: Record,
     key_format: str = "auto",
     value_format: str = "auto",
-    schemas: SchemaCodec | None = None,
+    key_schemas: SchemaCodec | None = None,
+    value_schemas: SchemaCodec | None = None,
 ) -> RecordDocument:
-    key = decode(record.key, key_format, schemas)
-    value = decode(record.value, value_format, schemas)
+    key = decode(record.key, key_format, key_schemas)
+    value = decode(record.value, value_format, value_schemas)
     doc: RecordDocument = {
         "topic": record.topic,
         "partition": record.partition,
@@ -141,7 +153,7 @@ class RecordRead:
     when the read ends (also when it is cancelled)."""
 
     def __init__(
-        self, reader: RecordReader, request: ReadRequest, schemas: SchemaCodec | None
+        self, reader: RecordReader, request: ReadRequest, schemas: SchemaSource | None
     ) -> None:
         self.reader = reader
         self.request = request
@@ -161,12 +173,13 @@ class RecordRead:
         return self.reader.ends
 
     async def documents(self) -> AsyncIterator[list[RecordDocument]]:
-        request, schemas, keep = self.request, self.schemas, self._keep
+        request, keep = self.request, self._keep
+        ks, vs = sides(self.schemas)
         kf, vf = request.key_format, request.value_format
         async for batch in self.reader.batches():
             self.read += len(batch)
             self._next[batch[-1].partition] = batch[-1].offset + 1
-            docs = [document(r, kf, vf, schemas) for r in batch]
+            docs = [document(r, kf, vf, ks, vs) for r in batch]
             if keep is not None:
                 docs = [d for d in docs if keep(d)]
             self.shown += len(docs)
@@ -187,7 +200,7 @@ class RecordRead:
 
 
 async def open_read(
-    admin: AdminPort, request: ReadRequest, schemas: SchemaCodec | None = None
+    admin: AdminPort, request: ReadRequest, schemas: SchemaSource | None = None
 ) -> RecordRead:
     """Checks the request (formats, filter, topic, partitions) before anything is read."""
     check_format("--key-format", request.key_format)
@@ -252,18 +265,19 @@ def record_from_values(
     timestamp: int | None = None,
     key_format: str = "auto",
     value_format: str = "auto",
-    schemas: SchemaCodec | None = None,
+    schemas: SchemaSource | None = None,
     topic: str = "",
 ) -> OutgoingRecord:
     """One record from command-line text (`value` None: a tombstone)."""
     check_format("--key-format", key_format)
     check_format("--value-format", value_format)
+    ks, vs = sides(schemas)
     try:
-        k = encode(key, key_format, schemas, f"{topic}-key", text=True)
+        k = encode(key, key_format, ks, f"{topic}-key", text=True)
     except EncodeError as exc:
         raise UsageError(f"--key: {exc}") from None
     try:
-        v = encode(value, value_format, schemas, f"{topic}-value", text=True)
+        v = encode(value, value_format, vs, f"{topic}-value", text=True)
     except EncodeError as exc:
         raise UsageError(f"--value: {exc}") from None
     return OutgoingRecord(k, v, tuple(record_headers(headers)), partition, timestamp)
@@ -275,12 +289,13 @@ def records_from_file(
     *,
     keep_partitions: bool = True,
     keep_timestamps: bool = True,
-    schemas: SchemaCodec | None = None,
+    schemas: SchemaSource | None = None,
     topic: str = "",
 ) -> Iterator[OutgoingRecord]:
     """Record objects, one per line (`messages read --output jsonl`); a bad line is a
     UsageError naming the file and line. Each object's `key_format` / `value_format`
     (default auto) says how its key and value are written back."""
+    ks, vs = sides(schemas)
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -292,7 +307,7 @@ def records_from_file(
         if not isinstance(obj, dict):
             raise UsageError(f'{where}: expected a record object ({{"value": ...}})')
         try:
-            yield _from_object(obj, keep_partitions, keep_timestamps, schemas, topic)
+            yield _from_object(obj, keep_partitions, keep_timestamps, ks, vs, topic)
         except (EncodeError, TypeError, ValueError) as exc:
             raise UsageError(f"{where}: {exc}") from None
 
@@ -301,7 +316,8 @@ def _from_object(
     obj: dict[str, Any],
     keep_partitions: bool,
     keep_timestamps: bool,
-    schemas: SchemaCodec | None,
+    key_schemas: SchemaCodec | None,
+    value_schemas: SchemaCodec | None,
     topic: str,
 ) -> OutgoingRecord:
     kf = obj.get("key_format") or "auto"
@@ -312,14 +328,16 @@ def _from_object(
     for pair in obj.get("headers") or ():
         name, value = pair
         headers.append((str(name), None if value is None else str(value).encode()))
+    schema_id = obj.get("schema_id") if vf in SCHEMA_FORMATS else None
     partition = obj.get("partition") if keep_partitions else None
     timestamp = obj.get("timestamp") if keep_timestamps else None
     for name, number in (("partition", partition), ("timestamp", timestamp)):
         if number is not None and (not isinstance(number, int) or number < 0):
             raise ValueError(f'"{name}" must be a whole number >= 0, not {number!r}')
     return OutgoingRecord(
-        encode(obj.get("key"), kf, schemas, f"{topic}-key"),
-        encode(obj.get("value"), vf, schemas, f"{topic}-value"),
+        encode(obj.get("key"), kf, key_schemas, f"{topic}-key"),
+        # the record's schema id is its value's (see `document`)
+        encode(obj.get("value"), vf, value_schemas, f"{topic}-value", schema_id=schema_id),
         tuple(headers),
         partition,
         timestamp,

@@ -30,7 +30,15 @@ class FakeRegistry:
             raise ValueError(f"Schema {schema_id} is not in the registry.")
         return {"id": data[5:].decode()}, expected or "avro", schema_id
 
-    def encode(self, value: Any, fmt: str, subject: str) -> bytes:
+    def encode(
+        self,
+        value: Any,
+        fmt: str,
+        *,
+        subject: str,
+        schema_id: int | None = None,
+        register: bool = False,
+    ) -> bytes:
         return b"\x00\x00\x00\x00\x07" + str(value["id"]).encode()
 
 
