@@ -138,15 +138,15 @@ _kafka_tui() {
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
         if [[ $word == -* ]]; then
-            if [[ ${_kafka_tui_valued["$node/$word"]+set} ]]; then
+            if [[ ${_kafka_tui_valued[$node/$word]+set} ]]; then
                 ((i + 1 == COMP_CWORD)) && {
-                    _kafka_tui_values "${_kafka_tui_valued["$node/$word"]}" "$cur"
+                    _kafka_tui_values "${_kafka_tui_valued[$node/$word]}" "$cur"
                     return 0
                 }
                 ((i++))
             fi
-        elif [[ ${_kafka_tui_children["$node/$word"]+set} ]]; then
-            node="${_kafka_tui_children["$node/$word"]}"
+        elif [[ ${_kafka_tui_children[$node/$word]+set} ]]; then
+            node="${_kafka_tui_children[$node/$word]}"
         fi
     done
     if [[ $cur == -* ]]; then

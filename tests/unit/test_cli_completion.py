@@ -117,13 +117,51 @@ def test_a_command_added_to_the_parser_completes_without_touching_completion(
 
 @pytest.mark.parametrize("shell", ["zsh", "fish"])
 def test_the_script_parses_in_its_shell(shell: str, tmp_path: Path) -> None:
-    binary = shutil.which(shell)
-    if binary is None:
-        pytest.skip(f"{shell} is not installed here: its script was not parsed")
+    binary = _shell(shell)
     path = tmp_path / f"kafka-tui.{shell}"
     path.write_text(script(shell, build_parser(every_command=True)))
     proc = subprocess.run([binary, "-n", str(path)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_zsh_completes_through_bashcompinit(tmp_path: Path) -> None:
+    """bashcompinit calls the function in sh emulation (arrays from 0); zsh filters the
+    words by what was typed itself, so every sub-command comes back here."""
+    path = tmp_path / "kafka-tui.zsh"
+    path.write_text(script("zsh", build_parser(every_command=True)))
+    program = (
+        'source "$1"; emulate sh -c \'COMP_WORDS=(kafka-tui --output json topics delete '
+        '--output ""); COMP_CWORD=6; _kafka_tui; print -r -- "${COMPREPLY[*]}"\''
+    )
+    proc = subprocess.run(
+        [_shell("zsh"), "-c", program, "zsh", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    assert proc.stdout.split() == ["table", "json", "jsonl"], proc.stderr
+
+
+def test_fish_completes(tmp_path: Path) -> None:
+    path = tmp_path / "kafka-tui.fish"
+    path.write_text(script("fish", build_parser(every_command=True)))
+    program = (
+        f"source {path}; complete -C 'kafka-tui --output json topics de'; "
+        "complete -C 'kafka-tui topics delete --topic x --output j'"
+    )
+    proc = subprocess.run(
+        [_shell("fish"), "-c", program], capture_output=True, text=True, check=True
+    )
+    offered = [line.split("\t")[0] for line in proc.stdout.splitlines()]
+    assert offered == ["delete", "describe", "json", "jsonl"], proc.stderr
+
+
+def _shell(name: str) -> str:
+    binary = shutil.which(name)
+    if binary is None:
+        pytest.skip(f"{name} is not installed here: its script was not tried")
+    return binary
 
 
 def test_bash_parses_its_script_and_every_shell_gets_one(bash_script: Path) -> None:
