@@ -62,8 +62,8 @@ def add_registry_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--proto-message",
         metavar="NAME",
-        help="the message of a .proto schema file (default: its first); the value's file, "
-        "or the key's when only it is .proto",
+        help="the Protobuf message to write (default: the schema's first): of the value's "
+        ".proto file, or the key's when only it is .proto, else of the registry's schema",
     )
     group.add_argument(
         "--validate-json-schema",
@@ -138,7 +138,7 @@ def registry_from_args(args: argparse.Namespace, profile: Profile | None) -> Rec
     settings = registry_settings(args, profile)
     if settings is None and not (args.key_schema_file or args.value_schema_file):
         if args.proto_message:
-            raise parsing.UsageError("--proto-message needs a .proto schema file")
+            raise parsing.UsageError("--proto-message needs a .proto schema file or a registry")
         return None
     from ..registry.client import RegistryClient
     from ..registry.codec import LocalSchema, RecordSchemas
@@ -159,15 +159,16 @@ def registry_from_args(args: argparse.Namespace, profile: Profile | None) -> Rec
         client = RegistryClient(settings) if settings is not None else None
     except SchemaError as exc:
         raise parsing.UsageError(str(exc)) from None
-    if args.proto_message and not any(
-        s is not None and s.format == "protobuf" for s in (key_schema, value_schema)
-    ):
-        raise parsing.UsageError("--proto-message needs a .proto schema file")
+    proto_file = any(s is not None and s.format == "protobuf" for s in (key_schema, value_schema))
+    if args.proto_message and client is None and not proto_file:
+        raise parsing.UsageError("--proto-message needs a .proto schema file or a registry")
     return RecordSchemas(
         client,
         key_schema=key_schema,
         value_schema=value_schema,
         validate_json=args.validate_json_schema,
+        # without a .proto file: the message of the registry's schema that produce writes
+        proto_message=None if proto_file else args.proto_message,
     )
 
 

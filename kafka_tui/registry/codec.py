@@ -56,9 +56,12 @@ class LocalSchema:
 class _Shared:
     """What the key and value sides share: the client and the schemas parsed by id."""
 
-    def __init__(self, client: RegistryClient | None, validate_json: bool) -> None:
+    def __init__(
+        self, client: RegistryClient | None, validate_json: bool, proto_message: str | None
+    ) -> None:
         self.client = client
         self.validate_json = validate_json
+        self.proto_message = proto_message
         self.lock = threading.Lock()
         self.parsed: dict[int, Any] = {}
         self.failed: dict[int, SchemaError] = {}
@@ -126,10 +129,13 @@ class RecordSchemas:
         key_schema: LocalSchema | None = None,
         value_schema: LocalSchema | None = None,
         validate_json: bool = False,
+        proto_message: str | None = None,
         which: str = "value",
         _shared: _Shared | None = None,
     ) -> None:
-        self._shared = _shared or _Shared(client, validate_json)
+        """`proto_message`: the message a registry's Protobuf schema encodes (default: its
+        first; a .proto file names its own)."""
+        self._shared = _shared or _Shared(client, validate_json, proto_message)
         self._files = {"key": key_schema, "value": value_schema}
         self.which = which
         self.local = self._files[which]
@@ -230,7 +236,7 @@ class RecordSchemas:
             raise SchemaError(f"{fmt!r} is not a schema format (one of {', '.join(FORMATS)})")
         client = self._shared.client
         local = self.local if self.local is not None and self.local.format == fmt else None
-        message = local.message if local is not None else None
+        message = local.message if local is not None else self._shared.proto_message
         if local is not None and schema_id is None:
             parsed: Any = local.parsed
             if client is None:
