@@ -41,10 +41,10 @@ from .model import (
     TopicResult,
     TopicSpec,
 )
+from .producers import AdminProducers
 from .protocol import MetadataTopic, TopicAnswer
 from .reading import AdminReads
 from .reassignments import AdminReassignments
-from .sampling import AdminSampling
 from .wire import UnsupportedByBroker
 
 ALREADY_EXISTS = 36
@@ -56,7 +56,7 @@ def _lost_note(answer: TopicAnswer) -> str:
     return f" (The answer was lost: {lost}.)" if lost else ""
 
 
-class KafkaAdmin(AdminSampling, AdminReads, AdminReassignments, AdminConfigs, AdminGroupOffsets):
+class KafkaAdmin(AdminProducers, AdminReads, AdminReassignments, AdminConfigs, AdminGroupOffsets):
     """Async admin operations. Use as `async with KafkaAdmin(settings) as admin:`.
 
     `client_side_validation=False` sends requests as given, so tests can compare the

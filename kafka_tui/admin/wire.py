@@ -51,6 +51,7 @@ _SINCE: dict[tuple[int, int], str] = {
     (47, 0): "2.4",  # OffsetDelete
     (60, 0): "2.8",  # DescribeCluster
     (60, 2): "4.0",  # DescribeCluster with fenced brokers
+    (61, 0): "2.8",  # DescribeProducers (KIP-664)
     (64, 0): "3.3",  # UnregisterBroker
     (69, 0): "4.0",  # ConsumerGroupDescribe
     (75, 0): "3.8",  # DescribeTopicPartitions

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..admin import ClusterInfo, TopicDescription, TopicResult
 from ..admin.model import QuorumInfo, QuorumMember
+from ..services.config_units import with_unit
 from .words import worded
 
 
@@ -187,7 +188,9 @@ def _describe_lines(
     t: TopicDescription, missing: Mapping[int, list[int]], topic_lines_only: bool
 ) -> None:
     overrides = ",".join(
-        f"{name}={c.value}" for name, c in sorted(t.configs.items()) if c.is_override
+        f"{name}={with_unit(name, c.value)}"
+        for name, c in sorted(t.configs.items())
+        if c.is_override
     )
     lines = [
         f"Topic: {t.name}\tTopicId: {t.topic_id or ''}\tPartitionCount: {len(t.partitions)}\t"

@@ -28,6 +28,7 @@ from ..admin.placeholders import PlaceholderStore
 from ..config import UNDER_REPLICATED_MODES, Profile, seconds_problem
 from ..fields import FieldError
 from ..services import parsing
+from ..services.config_units import with_unit
 from ..services.records import current_entries, delete_topics, stored_placeholders
 from . import output, reassign_flags
 from .words import field_error_text, worded
@@ -123,7 +124,8 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--if-unconsumed",
         action="store_true",
         help="delete only topics that no group with members reads (classic and KIP-848 "
-        "consumer groups, share and streams groups); the others are refused (TOPIC_IN_USE)",
+        "consumer groups, share and streams groups) and no live producer writes to "
+        "(DescribeProducers, Kafka 2.8+); the others are refused (TOPIC_IN_USE)",
     )
     delete.add_argument(
         "--delete-group-offsets",
@@ -634,13 +636,32 @@ def _print_readers(names: Sequence[str], readers: Readers) -> None:
         print(f"No consumer group has committed offsets on {what}.", file=sys.stderr)
     if readers.note:
         print(f"Note: {readers.note}", file=sys.stderr)
+    for name in names:
+        now_ms = readers.checked_at_ms
+        for i, w in enumerate(readers.writers_of(name)):
+            if i == 0:
+                print(f"Producers still known to the leaders of '{name}':", file=sys.stderr)
+            print(f"  {w.describe(now_ms)}{'' if w.live else ' (expired)'}", file=sys.stderr)
+    if readers.writers_note:
+        print(f"Note: {readers.writers_note}", file=sys.stderr)
+
+
+def _warn_of_writers(names: Sequence[str], readers: Readers) -> None:
+    """A topic deleted under a live producer comes back where brokers auto-create topics:
+    said on stderr whatever the output format."""
+    for name in names:
+        warning = readers.writer_warning(name)
+        if warning:
+            where = "it" if len(names) == 1 else f"'{name}'"
+            print(f"Warning: {warning.replace('to it', f'to {where}', 1)}.", file=sys.stderr)
 
 
 async def _delete(
     args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_json: bool
 ) -> int:
-    """The consumer groups reading each topic are shown before the confirmation and land in
-    each result; --if-unconsumed refuses the topics a group with members reads."""
+    """The consumer groups reading each topic and the producers writing to it are shown
+    before the confirmation and land in each result; --if-unconsumed refuses the topics a
+    group with members reads or a live producer writes to."""
     from ..services.consumers import readers_of, unconsumed_only
 
     # kafka-tui's own placeholder topic is no more matched than Kafka's internal ones:
@@ -658,6 +679,7 @@ async def _delete(
     readers = await readers_of(admin, names)
     if asking or not as_json:
         _print_readers(names, readers)
+    _warn_of_writers(names, readers)
     to_delete, refused = (
         unconsumed_only(names, readers) if args.if_unconsumed else (list(names), {})
     )
@@ -700,6 +722,10 @@ async def _delete(
         document["consumer_groups"] = [g.to_json() for g in readers.of(r.topic)]
         if readers.note:
             document["consumer_groups_note"] = readers.note
+        document["producers"] = [w.to_json() for w in readers.writers_of(r.topic)]
+        document["auto_create"] = readers.auto_create
+        if readers.writers_note:
+            document["producers_note"] = readers.writers_note
         if args.delete_group_offsets:
             document["group_offsets"] = [o.to_json() for o in offsets.get(r.topic, [])]
         documents.append(document)
@@ -741,5 +767,5 @@ async def _configs(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -
         )
     else:
         for c in sorted(entries.values(), key=lambda c: (not c.is_override, c.name)):
-            print(f"{c.name}={c.value if c.value is not None else '(sensitive)'}\t{c.source.label}")
+            print(f"{c.name}={with_unit(c.name, c.value)}\t{c.source.label}")
     return 0

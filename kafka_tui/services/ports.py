@@ -33,6 +33,7 @@ if TYPE_CHECKING:
         PartitionMove,
         ReplicationThrottle,
     )
+    from ..admin.producers import ProducersOfTopics
     from ..admin.sampling import TailSample
 
 
@@ -91,6 +92,8 @@ class AdminPort(Protocol):
     ) -> dict[tuple[str, int], int]: ...
 
     async def consumer_groups_of(self, topics: Sequence[str]) -> GroupsOfTopics: ...
+
+    async def producers_of(self, topics: Sequence[str]) -> ProducersOfTopics: ...
 
     async def log_end_offsets(self, topics: Sequence[str]) -> dict[tuple[str, int], int]: ...
 

@@ -41,6 +41,7 @@ from kafka_tui.admin.partition_moves import (
     ReplicationThrottle,
 )
 from kafka_tui.admin.placeholders import PlaceholderEntry, PlaceholderStore
+from kafka_tui.admin.producers import ProducersOfTopics
 from kafka_tui.admin.sampling import TailSample
 from kafka_tui.config import Profile, Settings
 from kafka_tui.planning.placement import Load
@@ -309,6 +310,9 @@ class ReplayAdmin:
 
     async def log_end_offsets(self, topics: Sequence[str]) -> dict[tuple[str, int], int]:
         raise AdminError("NOT_RECORDED", f"{self.recording.name}: log end offsets not recorded")
+
+    async def producers_of(self, topics: Sequence[str]) -> ProducersOfTopics:
+        raise AdminError("NOT_RECORDED", f"{self.recording.name}: producers not recorded")
 
     async def sample_last_batches(
         self, topics: Sequence[str], *, timeout_s: float = 5.0

@@ -24,7 +24,7 @@ from .base import KafkaScreen, placeholder_store
 def readers_text(names: list[str], readers: Readers | None) -> str:
     """The consumer groups with offsets on the topics, as the dialog shows them."""
     if readers is None:
-        return "Checking which consumer groups read it…"
+        return "Checking which consumer groups read it and which producers write to it…"
     lines = []
     for name in names:
         found = readers.of(name)
@@ -39,7 +39,28 @@ def readers_text(names: list[str], readers: Readers | None) -> str:
         lines.append("A group with members is still reading: its consumers will fail.")
     if readers.note:
         lines.append(f"Note: {readers.note}.")
+    for name in names:
+        writers = readers.writers_of(name)
+        if writers:
+            where = "it" if len(names) == 1 else name
+            lines.append(f"Producers still known to the leaders of {where}:")
+            lines += [
+                f"  {w.describe(readers.checked_at_ms)}{'' if w.live else ' (expired)'}"
+                for w in writers
+            ]
+        warning = readers.writer_warning(name)
+        if warning:
+            where = "it" if len(names) == 1 else f"'{name}'"
+            text = warning.replace("to it", f"to {where}", 1)
+            lines.append(f"Warning: {text[0].upper()}{text[1:]}.")
+    if readers.writers_note:
+        lines.append(f"Note: {readers.writers_note}.")
     return "\n".join(lines)
+
+
+def in_use(names: list[str], readers: Readers | None) -> bool:
+    """A group with members reads one of the topics, or a live producer writes to it."""
+    return readers is not None and any(readers.active(n) or readers.live_writers(n) for n in names)
 
 
 class DeleteConfirm(ModalScreen[bool]):
@@ -94,8 +115,7 @@ class DeleteConfirm(ModalScreen[bool]):
         shown = self.query_one("#delete-readers", Static)
         shown.display = self.readers is not None or self.admin is not None
         shown.update(readers_text(self.names, self.readers))
-        in_use = self.readers is not None and any(self.readers.active(n) for n in self.names)
-        shown.set_class(in_use, "in-use")
+        shown.set_class(in_use(self.names, self.readers), "in-use")
 
     @on(Input.Changed, "#confirm-input")
     def typed(self, event: Input.Changed) -> None:

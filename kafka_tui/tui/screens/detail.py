@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Static
 from ...admin import AdminError, ClusterInfo, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
+from ...services.config_units import with_unit
 from ...services.ports import AdminPort
 from ...services.records import load_placeholders
 from .. import notices
@@ -130,7 +131,7 @@ class TopicDetailScreen(KafkaScreen):
             configs.add_row(
                 "*" if entry.is_override else "",
                 entry.name,
-                entry.value if entry.value is not None else "(sensitive)",
+                with_unit(entry.name, entry.value),
                 entry.source.label,
             )
 
