@@ -344,7 +344,9 @@ def run(args: argparse.Namespace, output: str) -> int:
                 )
                 registry.stop_replaced(cluster.root, kept)
                 if args.schema_registry:
-                    registry.up(cluster.root, timeout=args.timeout)
+                    schemas = registry.up(cluster.root, timeout=args.timeout)
+                    if args.security == "plaintext":
+                        registry.seed_avro_topic(cluster.bootstrap_servers(), schemas.url)
                 _print_status(_status(cluster), as_json)
             case "fetch":
                 asked = [(v, choose(None, v)[0]) for v in args.kafka_version or ()]

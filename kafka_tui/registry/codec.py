@@ -19,7 +19,8 @@ from .wire import decode_indexes, encode_indexes, frame, is_framed, unframe
 
 FORMATS = ("avro", "protobuf", "jsonschema")
 _TYPES = {"avro": "AVRO", "protobuf": "PROTOBUF", "jsonschema": "JSON"}
-_FORMATS = {t: f for f, t in _TYPES.items()}
+# "schema id 3 is an Avro schema, not protobuf"
+_NAMED = {"avro": "an Avro", "protobuf": "a Protobuf", "jsonschema": "a JSON Schema"}
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,8 @@ class RecordSchemas:
             return self._decode_with(local.parsed, payload, wanted, schema_id)
         if local is not None and not framed:
             raise SchemaError(
-                f"the {self.which}'s schema file {local.path.name} is {local.format}, not {wanted}"
+                f"the {self.which}'s schema file {local.path.name} is {_NAMED[local.format]} "
+                f"schema, not {wanted}"
             )
         if not framed:
             raise SchemaError(
@@ -209,7 +211,7 @@ class RecordSchemas:
         fmt = parsed.format
         if wanted is not None and wanted != fmt:
             named = f"schema id {schema_id}" if schema_id is not None else "the schema file"
-            raise SchemaError(f"{named} is a {fmt} schema, not {wanted}")
+            raise SchemaError(f"{named} is {_NAMED[fmt]} schema, not {wanted}")
         if isinstance(parsed, ProtobufSchema):
             if plain:
                 indexes = parsed.indexes(self.local.message if self.local else None)
@@ -262,7 +264,7 @@ class RecordSchemas:
             schema_id = latest.schema_id
             parsed = self._shared.by_id(schema_id)
         if parsed.format != fmt:
-            raise SchemaError(f"schema id {schema_id} is a {parsed.format} schema, not {fmt}")
+            raise SchemaError(f"schema id {schema_id} is {_NAMED[parsed.format]} schema, not {fmt}")
         return frame(schema_id, self._payload(parsed, value, message, framed=True))
 
     def _payload(self, parsed: Any, value: Any, message: str | None, framed: bool = False) -> bytes:

@@ -165,7 +165,7 @@ def test_avro_with_a_reference_written_and_read_through_the_registry(
     )
     assert code == 1
     assert records[0]["value_format"] == "bytes"
-    assert f"schema id {customer_id} is a avro schema, not protobuf" in str(records[0]["error"])
+    assert f"schema id {customer_id} is an Avro schema, not protobuf" in str(records[0]["error"])
 
 
 def test_protobuf_with_an_imported_proto(

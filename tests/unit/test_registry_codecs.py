@@ -93,7 +93,7 @@ def test_an_avsc_file_reads_plain_and_framed_avro(tmp_path: Path) -> None:
     assert schemas.encode({"name": "ann"}, "avro", subject="t-value") == plain
     with pytest.raises(SchemaError, match="byte\\(s\\) left"):
         schemas.decode(plain + b"zz", "avro")
-    with pytest.raises(SchemaError, match=r"user\.avsc is avro, not protobuf"):
+    with pytest.raises(SchemaError, match=r"user\.avsc is an Avro schema, not protobuf"):
         schemas.decode(plain, "protobuf")
     # the key side has no schema file
     with pytest.raises(SchemaError, match="wire format"):
