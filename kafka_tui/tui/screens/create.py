@@ -171,7 +171,7 @@ class CreateTopicScreen(FormScreen):
         elif self.snapshot is None:
             automatic = "Reading the cluster's brokers for the preview…"
         else:
-            automatic = "Nothing to send yet: see the errors above."
+            automatic = self.nothing_to_send()
         self.show_preview(0, lists, automatic, "Assignment to send")
 
     def prepared(self) -> tuple[Operation, str, object] | None:

@@ -143,6 +143,13 @@ class FormScreen(KafkaScreen):
         self.snapshot_ready = asyncio.Event()
         self.planned: Planned | None = None
         self.options: PlacementOptions | None = None
+        # A field is judged once edited (its value left the one it opened with), or every
+        # field once the form is submitted: an empty form shows no errors.
+        self._opened_with: dict[str, object] = {}
+        self.edited: set[str] = set()
+        self.submitted = False
+        self.hidden_errors: dict[str, str] = {}
+        self.shown_errors: dict[str, str] = {}
 
     @property
     def form_profile(self) -> Profile:
@@ -227,11 +234,36 @@ class FormScreen(KafkaScreen):
             field = ERROR_FIELD.get(refusal.error or "", self.REFUSAL_FIELD)
             errors[field if field in self.FIELDS else self.REFUSAL_FIELD] = result_words(refusal)
 
+    def _note_edits(self) -> None:
+        for field in self.FIELDS:
+            found = self.query(f"#{field}")
+            if not found:
+                continue
+            widget = found.first()
+            value = widget.value if isinstance(widget, Input | Select) else None
+            opened = self._opened_with.setdefault(field, value)
+            if value != opened:
+                self.edited.add(field)
+
+    def judged(self, field: str) -> bool:
+        """Whether `field`'s error is shown: once edited, or after a submit."""
+        return self.submitted or field in self.edited
+
+    def nothing_to_send(self) -> str:
+        """The preview's line while the form is not valid."""
+        if self.shown_errors:
+            return "Nothing to send yet: see the errors above."
+        return "Nothing to send yet: fill in the form (F2 checks every field)."
+
     def set_errors(self, errors: dict[str, str]) -> None:
+        self._note_edits()
+        self.hidden_errors = {f: e for f, e in errors.items() if not self.judged(f)}
+        self.shown_errors = {f: e for f, e in errors.items() if f not in self.hidden_errors}
         for field in self.FIELDS:
             label = self.query_one(f"#{field}-error", Label)
-            label.update(errors.get(field, ""))
-            label.display = field in errors
+            shown = field in errors and field not in self.hidden_errors
+            label.update(errors.get(field, "") if shown else "")
+            label.display = shown
         self.valid = not errors
         ready = self.snapshot is not None
         self.query_one("#apply", Button).disabled = not (self.valid and ready)
@@ -341,6 +373,7 @@ class FormScreen(KafkaScreen):
     async def submit(self, validate_only: bool) -> None:
         """Waits for the snapshot (keys typed before it came are not lost); validate-only
         shows the broker's verdict; a successful change closes the form."""
+        self.submitted = True  # every field is judged from now on
         await self.snapshot_ready.wait()
         if self.snapshot is None:
             self.tell(

@@ -159,7 +159,7 @@ class IncreasePartitionsScreen(FormScreen):
         elif self.snapshot is None:
             automatic = "Reading the cluster's brokers for the preview…"
         else:
-            automatic = "Nothing to send yet: see the errors above."
+            automatic = self.nothing_to_send()
         self.show_preview(current, lists, automatic, "New partitions to send")
 
     def prepared(self) -> tuple[Operation, str, object] | None:
