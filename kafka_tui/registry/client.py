@@ -58,12 +58,14 @@ class RegistryClient:
             self._session.headers["Authorization"] = f"Bearer {settings.token}"
         elif settings.username is not None:
             self._session.auth = (settings.username, settings.password or "")
-        if settings.ca_file:
-            self._session.verify = settings.ca_file
-        if settings.cert_file:
-            self._session.cert = (
-                (settings.cert_file, settings.key_file) if settings.key_file else settings.cert_file
-            )
+        # Given with each request: requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE win over
+        # a Session's own `verify` (seen here: the CA file was ignored on such a machine).
+        self._verify: str | bool = settings.ca_file or True
+        self._cert: str | tuple[str, str] | None = (
+            (settings.cert_file, settings.key_file)
+            if settings.cert_file and settings.key_file
+            else settings.cert_file
+        )
         self._lock = threading.Lock()
         self._by_id: dict[int, RegisteredSchema] = {}
         self._by_version: dict[tuple[str, int], RegisteredSchema] = {}
@@ -147,6 +149,8 @@ class RegistryClient:
                 data=None if body is None else json.dumps(body),
                 headers={"Content-Type": _CONTENT_TYPE} if body is not None else None,
                 timeout=self.settings.timeout_s,
+                verify=self._verify,
+                cert=self._cert,
             )
         except errors.SSLError:
             raise SchemaError(

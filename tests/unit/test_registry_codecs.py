@@ -6,8 +6,13 @@ tests/integration/test_registry.py."""
 from __future__ import annotations
 
 import argparse
+import base64
+import http.server
 import io
 import json
+import ssl
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import fastavro
@@ -15,7 +20,9 @@ import pytest
 
 from kafka_tui.cli.registry_flags import add_registry_flags, registry_settings
 from kafka_tui.config import ConfigError, parse_settings
-from kafka_tui.registry import SchemaError
+from kafka_tui.devcluster.security import write_tls_material
+from kafka_tui.registry import RegistrySettings, SchemaError
+from kafka_tui.registry.client import RegistryClient
 from kafka_tui.registry.codec import LocalSchema, RecordSchemas
 from kafka_tui.registry.settings import shown_url
 from kafka_tui.registry.wire import (
@@ -210,3 +217,89 @@ def test_flags_over_the_profile_and_its_login_only_for_its_own_url(
         )
     # a user and password in the URL are never shown
     assert shown_url("https://user:pw@r.example:8081/x/") == "https://r.example:8081/x"
+
+
+class _Registry(http.server.BaseHTTPRequestHandler):
+    """What a registry with a login answers (Apicurio here runs without one): 401 without
+    the right Authorization, 403 for the viewer, the schema for the admin."""
+
+    def do_GET(self) -> None:
+        login = self.headers.get("Authorization")
+        seen.append(login)
+        basic = "Basic " + base64.b64encode(b"admin:s3cret").decode()
+        if login in (basic, "Bearer t0ken"):
+            status, body = 200, {"schema": '"string"'}
+        elif login == "Basic " + base64.b64encode(b"viewer:s3cret").decode():
+            status, body = 403, {"error_code": 40301, "message": "User is denied"}
+        else:
+            status, body = 401, {"error_code": 401, "message": "Unauthorized"}
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/vnd.schemaregistry.v1+json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+seen: list[str | None] = []
+
+
+@pytest.fixture(scope="module")
+def login_registry() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Registry)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_basic_and_bearer_logins_and_refusals_are_sentences(login_registry: str) -> None:
+    def schema(**login: str) -> object:
+        client = RegistryClient(RegistrySettings(login_registry, **login))  # type: ignore[arg-type]
+        try:
+            return client.schema(1).text
+        finally:
+            client.close()
+
+    assert schema(username="admin", password="s3cret") == '"string"'
+    assert schema(token="t0ken") == '"string"'
+    with pytest.raises(SchemaError) as refused:
+        schema(username="admin", password="wrong")
+    assert str(refused.value) == (
+        f"the schema registry at {login_registry} refused the login (HTTP 401): check the "
+        "registry user and password or token"
+    )
+    with pytest.raises(
+        SchemaError, match=r"does not allow this login to read schema id 1 \(HTTP 403\)"
+    ):
+        schema(username="viewer", password="s3cret")
+    with pytest.raises(SchemaError, match="refused the login"):
+        schema()
+    assert seen[-1] is None  # no login given: none sent
+
+
+def test_tls_trusts_the_ca_file_given(tmp_path: Path) -> None:
+    tls = write_tls_material(tmp_path)  # the dev cluster's CA and a cert for 127.0.0.1
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Registry)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tls.keystore)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"https://127.0.0.1:{server.server_address[1]}"
+    try:
+        trusted = RegistryClient(RegistrySettings(url, token="t0ken", ca_file=str(tls.ca)))
+        assert trusted.schema(1).text == '"string"'
+        untrusted = RegistryClient(RegistrySettings(url, token="t0ken", ca_file=str(tls.other_ca)))
+        with pytest.raises(SchemaError) as refused:
+            untrusted.schema(1)
+        assert str(refused.value) == (
+            f"TLS with the schema registry at {url} failed (check its CA file and client "
+            "certificate)"
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
