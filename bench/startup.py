@@ -6,6 +6,7 @@ In one run, in rounds (the order reversed every other round), each a fresh proce
   kafka-tui -v --version         the same through argparse (what the shortcut saves)
   kafka-tui --help               the top-level help: no command module loaded
   kafka-tui topics list --help   one command's module loaded (the admin layer, aiokafka)
+  kafka-tui audit tail           a local command (reads the audit log: no aiokafka)
   kafka-tui topics describe T    against a real cluster; beside it `kcat -L -t T` and
                                  kafka-topics.sh --describe (TopicCommand, one JVM each,
                                  `--jvm-rounds` of them)
@@ -127,10 +128,11 @@ def run(args: argparse.Namespace, bootstrap: str | None) -> dict[str, list[float
         "kafka-tui -v --version": lambda: timed([*ours, "-v", "--version"], env),
         "kafka-tui --help": lambda: timed([*ours, "--help"], env),
         "kafka-tui topics list --help": lambda: timed([*ours, "topics", "list", "--help"], env),
+        "kafka-tui audit tail": lambda: timed([*ours, "audit", "tail"], env),
     }
     if args.before:
         before = [sys.executable, "-m", "kafka_tui.cli"]
-        for words in (["--version"], ["--help"], ["topics", "list", "--help"]):
+        for words in (["--version"], ["--help"], ["topics", "list", "--help"], ["audit", "tail"]):
             local[f"before: kafka-tui {' '.join(words)}"] = lambda w=words: timed(
                 [*before, *w], _env(args.before), args.before
             )
