@@ -28,8 +28,8 @@ from .batches import (
 from .config_rules import refusal
 from .configs import AdminConfigs
 from .connection import UNKNOWN_TOPIC, Settle, poll_until
-from .consumer_groups import AdminGroupOffsets
 from .errors import AdminError, ValidationError, sentence
+from .group_work import AdminGroupWork
 from .journal import Expectation
 from .model import (
     DEFAULT_TIMEOUT_MS,
@@ -56,7 +56,7 @@ def _lost_note(answer: TopicAnswer) -> str:
     return f" (The answer was lost: {lost}.)" if lost else ""
 
 
-class KafkaAdmin(AdminProducers, AdminReads, AdminReassignments, AdminConfigs, AdminGroupOffsets):
+class KafkaAdmin(AdminProducers, AdminGroupWork, AdminReads, AdminReassignments, AdminConfigs):
     """Async admin operations. Use as `async with KafkaAdmin(settings) as admin:`.
 
     `client_side_validation=False` sends requests as given, so tests can compare the

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from .connection import AdminConnection
 from .errors import AdminError, error_name
+from .group_detail import GroupDetail, read_detail
 from .protocol_groups import (
     CLASSIC,
     DESCRIBE,
@@ -52,6 +53,8 @@ _MOVED = frozenset({14, 15, 16})  # COORDINATOR_LOAD_IN_PROGRESS, _NOT_AVAILABLE
 # (group, partition) pairs per request keeps a request and its answer near 1 MB.
 _PAIRS_PER_REQUEST = 50_000
 _GROUPS_PER_DESCRIBE = 1_000
+# A request about every topic of its groups: a group is counted as this many partitions.
+_PARTITIONS_OF_ALL = 500
 # A broker before Kafka 3.0 is asked about one group per request: this many at a time.
 _SINGLES_IN_FLIGHT = 16
 
@@ -124,18 +127,7 @@ class AdminGroups(AdminConnection):
         if not partitions:
             return GroupsOfTopics([], len(listed), unchecked)
         lags: _Offsets = {}
-        offsets = await self._offsets(listed, partitions, unchecked, lags)
-        moved = [g for g, code in unchecked.items() if code == "NOT_COORDINATOR"]
-        if moved:
-            for g in moved:
-                del unchecked[g]
-            found = await self._find_coordinators(moved, unchecked)
-            again = {
-                g: _Listed(g, listed[g].state, node, listed[g].type) for g, node in found.items()
-            }
-            offsets |= await self._offsets(again, partitions, unchecked, lags)
-            for g, node in found.items():
-                listed[g].coordinator = node
+        offsets = await self._all_offsets(listed, partitions, unchecked, lags)
         reading = {g: listed[g] for g, committed in offsets.items() if committed}
         members = await self._describe_groups(reading)
         groups = [
@@ -151,10 +143,33 @@ class AdminGroups(AdminConnection):
         ]
         return GroupsOfTopics(groups, len(listed), unchecked)
 
+    async def _all_offsets(
+        self,
+        listed: Mapping[str, _Listed],
+        topics: Mapping[str, Sequence[int]] | None,
+        unchecked: dict[str, str],
+        lags: _Offsets,
+    ) -> _Offsets:
+        """`_offsets`, and once more for the groups whose coordinator moved meanwhile (found
+        again with FindCoordinator; `listed` is updated with the new coordinators)."""
+        offsets = await self._offsets(listed, topics, unchecked, lags)
+        moved = [g for g, code in unchecked.items() if code == "NOT_COORDINATOR"]
+        if moved:
+            for g in moved:
+                del unchecked[g]
+            found = await self._find_coordinators(moved, unchecked)
+            again = {
+                g: _Listed(g, listed[g].state, node, listed[g].type) for g, node in found.items()
+            }
+            offsets |= await self._offsets(again, topics, unchecked, lags)
+            for g, node in found.items():
+                listed[g].coordinator = node
+        return offsets
+
     async def _offsets(
         self,
         listed: Mapping[str, _Listed],
-        topics: Mapping[str, Sequence[int]],
+        topics: Mapping[str, Sequence[int]] | None,
         unchecked: dict[str, str],
         lags: _Offsets,
     ) -> _Offsets:
@@ -193,7 +208,7 @@ class AdminGroups(AdminConnection):
     async def _fetch_offsets(
         self,
         listed: Mapping[str, _Listed],
-        topics: Mapping[str, Sequence[int]],
+        topics: Mapping[str, Sequence[int]] | None,
         unchecked: dict[str, str],
     ) -> _Offsets:
         """group -> topic -> partition -> committed offset ({} for a group with none)."""
@@ -231,7 +246,7 @@ class AdminGroups(AdminConnection):
     async def _share_offsets(
         self,
         listed: Mapping[str, _Listed],
-        topics: Mapping[str, Sequence[int]],
+        topics: Mapping[str, Sequence[int]] | None,
         unchecked: dict[str, str],
         lags: _Offsets,
     ) -> _Offsets:
@@ -315,40 +330,47 @@ class AdminGroups(AdminConnection):
         return asked
 
     async def _describe_groups(self, groups: Mapping[str, _Listed]) -> dict[str, tuple[str, int]]:
-        """group -> (state, members), for the groups that could be described: each kind
-        with its own request (a kind kafka-tui does not know is not described)."""
-        requests: list[tuple[int, DescribeGroupsRequest | KindDescribeRequest]] = []
+        """group -> (state, members), for the groups that could be described."""
+        return {g: (d.state, len(d.members)) for g, d in (await self._details(groups)).items()}
+
+    async def _details(self, groups: Mapping[str, _Listed]) -> dict[str, GroupDetail]:
+        """Members and assignments of the groups that could be described: each kind with its
+        own request, at its coordinator (a kind kafka-tui does not know is not described). A
+        broker without a kind's describe (UNSUPPORTED_VERSION), or a failed request, leaves
+        its groups out: their state from ListGroups stands, members unknown."""
+        requests: list[tuple[str, int, DescribeGroupsRequest | KindDescribeRequest]] = []
         for kind, describe in DESCRIBE.items():
             of_kind = {g: found for g, found in groups.items() if found.type == kind}
             for node, names in _by_coordinator(of_kind).items():
                 requests += [
-                    (node, describe(chunk)) for chunk in _chunks(names, _GROUPS_PER_DESCRIBE)
+                    (kind, node, describe(chunk)) for chunk in _chunks(names, _GROUPS_PER_DESCRIBE)
                 ]
         answers = await asyncio.gather(
-            *(self._send_to_itself(request, node) for node, request in requests),
+            *(self._send_to_itself(request, node) for _, node, request in requests),
             return_exceptions=True,
         )
-        described: dict[str, tuple[str, int]] = {}
-        for (_, request), answer in zip(requests, answers, strict=True):
+        described: dict[str, GroupDetail] = {}
+        for (kind, _, _), answer in zip(requests, answers, strict=True):
             if isinstance(answer, AdminError):
-                # No such request on this broker (UNSUPPORTED_VERSION), or it failed: the
-                # state from ListGroups stands, members unknown.
                 continue
             if isinstance(answer, BaseException):
                 raise answer
-            for g in request.answer(answer):
-                if g.error_code:
-                    continue
-                described[g.group_id] = (g.state, g.members)
+            for detail in read_detail(kind, answer):
+                if not detail.error_code:
+                    described[detail.group] = detail
         return described
 
 
 def _batches(
-    listed: Mapping[str, _Listed], topics: Mapping[str, Sequence[int]]
+    listed: Mapping[str, _Listed], topics: Mapping[str, Sequence[int]] | None
 ) -> list[tuple[int, Sequence[str]]]:
     """(coordinator, its groups) for requests that name every partition of `topics` for each
-    group: at most _PAIRS_PER_REQUEST (group, partition) pairs each."""
-    partitions = max(sum(len(p) for p in topics.values()), 1)
+    group (None: every topic, counted as _PARTITIONS_OF_ALL): at most _PAIRS_PER_REQUEST
+    (group, partition) pairs each."""
+    if topics is None:
+        partitions = _PARTITIONS_OF_ALL
+    else:
+        partitions = max(sum(len(p) for p in topics.values()), 1)
     requests: list[tuple[int, Sequence[str]]] = []
     for node, groups in _by_coordinator(listed).items():
         requests += [(node, chunk) for chunk in _chunks(groups, _PAIRS_PER_REQUEST // partitions)]

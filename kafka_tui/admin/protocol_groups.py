@@ -160,13 +160,14 @@ class ListGroupsRequest(WireRequest):
 
 
 class OffsetFetchRequest(GroupsRequest):
-    """The committed offsets of `groups` on `topics` (name -> partitions)."""
+    """The committed offsets of `groups` on `topics` (name -> partitions; None: every topic
+    the group committed on, v2+)."""
 
     API = Api(9, "OffsetFetch", 2, 8)
     BATCHED = Api(9, "OffsetFetch (many groups)", 8, 8)
     API_KEY = 9
 
-    def __init__(self, groups: Sequence[str], topics: Mapping[str, Sequence[int]]) -> None:
+    def __init__(self, groups: Sequence[str], topics: Mapping[str, Sequence[int]] | None) -> None:
         super().__init__(groups)
         self.topics = topics
 
@@ -180,17 +181,10 @@ class OffsetFetchRequest(GroupsRequest):
             return shape(
                 request,
                 group_id=self.groups[0],
-                topics=tuple(
-                    shape(topic, name=name, partition_indexes=tuple(partitions))
-                    for name, partitions in self.topics.items()
-                ),
+                topics=_topics(topic, self.topics),
             )
         group = nested(request, "OffsetFetchRequestGroup")
-        topic = nested(request, "OffsetFetchRequestTopics")
-        topics = tuple(
-            shape(topic, name=name, partition_indexes=tuple(partitions))
-            for name, partitions in self.topics.items()
-        )
+        topics = _topics(nested(request, "OffsetFetchRequestTopics"), self.topics)
         return shape(
             request,
             groups=tuple(shape(group, group_id=g, topics=topics) for g in self.groups),
@@ -201,6 +195,15 @@ class OffsetFetchRequest(GroupsRequest):
         if not has(type(response), "groups"):  # v2-7: about this request's one group
             return [_fetched(self.groups[0], response.error_code, response.topics)]
         return [_fetched(g.group_id, g.error_code, g.topics) for g in response.groups]
+
+
+def _topics(topic: type[Any], topics: Mapping[str, Sequence[int]] | None) -> Any:
+    if topics is None:
+        return None  # every topic
+    return tuple(
+        shape(topic, name=name, partition_indexes=tuple(partitions))
+        for name, partitions in topics.items()
+    )
 
 
 def _fetched(group: str, error_code: Any, topics: Sequence[Any]) -> FetchedGroup:
@@ -293,13 +296,13 @@ DESCRIBE: Mapping[str, type[DescribeGroupsRequest | KindDescribeRequest]] = {
 
 
 class DescribeShareGroupOffsetsRequest(WireRequest):
-    """The share-partition start offsets of share `groups` on `topics` (name -> partitions),
-    many groups in one request."""
+    """The share-partition start offsets of share `groups` on `topics` (name -> partitions;
+    None: every topic the group holds state on), many groups in one request."""
 
     API = Api(90, "DescribeShareGroupOffsets", 0, 1)
     API_KEY = 90
 
-    def __init__(self, groups: Sequence[str], topics: Mapping[str, Sequence[int]]) -> None:
+    def __init__(self, groups: Sequence[str], topics: Mapping[str, Sequence[int]] | None) -> None:
         self.groups = list(groups)
         self.topics = topics
 
@@ -307,9 +310,13 @@ class DescribeShareGroupOffsetsRequest(WireRequest):
         request = self.API.request_type(version)
         group = nested(request, "DescribeShareGroupOffsetsRequestGroup")
         topic = nested(request, "DescribeShareGroupOffsetsRequestTopic")
-        topics = tuple(
-            shape(topic, topic_name=name, partitions=tuple(partitions))
-            for name, partitions in self.topics.items()
+        topics = (
+            None
+            if self.topics is None
+            else tuple(
+                shape(topic, topic_name=name, partitions=tuple(partitions))
+                for name, partitions in self.topics.items()
+            )
         )
         return shape(
             request, groups=tuple(shape(group, group_id=g, topics=topics) for g in self.groups)

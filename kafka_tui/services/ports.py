@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from ..admin.configs import ConfigWithDefault
     from ..admin.consumer_groups import GroupsOfTopics, OffsetDeletion
     from ..admin.elections import ElectionResult, ElectionType
+    from ..admin.group_detail import GroupDetail
+    from ..admin.group_work import GroupDeletion, ListedGroupInfo, OffsetCommitResult, RecordAt
     from ..admin.partition_moves import (
         MoveResult,
         OngoingReassignment,
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
         ReplicationThrottle,
     )
     from ..admin.producers import ProducersOfTopics
+    from ..admin.protocol_group_changes import ListedOffset
     from ..admin.sampling import TailSample
 
 
@@ -97,6 +100,24 @@ class AdminPort(Protocol):
 
     async def log_end_offsets(self, topics: Sequence[str]) -> dict[tuple[str, int], int]: ...
 
+    async def all_groups(self) -> tuple[list[ListedGroupInfo], dict[str, str]]: ...
+
+    async def group_coordinator(self, group: str) -> int: ...
+
+    async def group_details(self, groups: Sequence[ListedGroupInfo]) -> dict[str, GroupDetail]: ...
+
+    async def committed_offsets(
+        self, groups: Sequence[ListedGroupInfo], unchecked: dict[str, str]
+    ) -> tuple[dict[str, dict[tuple[str, int], int]], dict[str, dict[tuple[str, int], int]]]: ...
+
+    async def list_offsets(
+        self, partitions: Mapping[tuple[str, int], int]
+    ) -> dict[tuple[str, int], ListedOffset]: ...
+
+    async def records_at(
+        self, positions: Mapping[tuple[str, int], int]
+    ) -> dict[tuple[str, int], RecordAt]: ...
+
     async def sample_last_batches(
         self, topics: Sequence[str], *, timeout_s: float = 5.0
     ) -> dict[str, TailSample]: ...
@@ -144,6 +165,16 @@ class AdminPort(Protocol):
     ) -> set[tuple[str, int]]: ...
 
     async def set_replication_throttle(self, throttle: ReplicationThrottle) -> None: ...
+
+    async def commit_group_offsets(
+        self, group: str, coordinator: int, offsets: Mapping[tuple[str, int], int]
+    ) -> list[OffsetCommitResult]: ...
+
+    async def alter_share_group_offsets(
+        self, group: str, coordinator: int, offsets: Mapping[tuple[str, int], int]
+    ) -> list[OffsetCommitResult]: ...
+
+    async def delete_groups(self, groups: Sequence[ListedGroupInfo]) -> list[GroupDeletion]: ...
 
     async def delete_group_offsets(
         self, group: str, topics: Mapping[str, Sequence[int]]

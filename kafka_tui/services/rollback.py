@@ -49,15 +49,20 @@ def write(what: str, partitions: Iterable[tuple[str, int, Iterable[int]]]) -> Pa
     """Write the rollback file of a change (`what`: "reassign", "replication-factor", ...)
     and return its path. Raises OSError when it cannot be written: the change must not go
     ahead without its way back."""
+    return write_text(what, "json", json.dumps(document(partitions), indent=1) + "\n")
+
+
+def write_text(what: str, suffix: str, text: str) -> Path:
+    """Write `text` as a new rollback file `<time>-<what>-<pid>.<suffix>` (never over another
+    one; readable by the user only) and return its path. Raises OSError."""
     where = folder()
     where.mkdir(mode=0o700, parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    path = where / f"{stamp}-{what}-{os.getpid()}.json"
+    path = where / f"{stamp}-{what}-{os.getpid()}.{suffix}"
     n = 1
     while path.exists():
         n += 1
-        path = where / f"{stamp}-{what}-{os.getpid()}-{n}.json"
-    text = json.dumps(document(partitions), indent=1) + "\n"
+        path = where / f"{stamp}-{what}-{os.getpid()}-{n}.{suffix}"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(text)

@@ -1,0 +1,383 @@
+"""Groups as a whole: list every group, describe them with members and assignments, read
+their committed offsets on every topic, the partitions' log start/end and the timestamps of
+the records at given offsets, and change them (commit offsets as an admin, set a share group's
+start offsets, delete groups).
+
+Routing: a group's requests go to its coordinator, which ListGroups names (each broker lists
+the groups it coordinates); ListOffsets and Fetch go to each partition's leader. A leader that
+moved between the metadata read and the request (NOT_LEADER_OR_FOLLOWER, ...) is asked once
+more after a fresh read; a coordinator that moved is found again with FindCoordinator
+(consumer_groups.py's `_all_offsets`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from aiokafka.protocol.fetch import FetchRequest
+
+from . import audit_log as audit
+from .consumer_groups import AdminGroupOffsets, _Listed
+from .errors import AdminError, error_name, sentence
+from .group_detail import GroupDetail
+from .protocol_group_changes import (
+    AlterShareGroupOffsetsRequest,
+    DeleteGroupsRequest,
+    ListedOffset,
+    ListOffsetsRequest,
+    OffsetCommitRequest,
+)
+from .sampling import AdminSampling
+
+# A partition's leader moved or is not known yet: read the metadata again and ask once more.
+_LEADER_MOVED = frozenset({3, 5, 6, 74, 75})  # UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE,
+# NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH
+# A Fetch for the record at a committed offset: a typical batch fits; one larger than this is
+# returned whole only for a request's first partition (KIP-74), so a partition whose batch did
+# not come whole is asked again alone.
+_PEEK_BYTES = 65_536
+_PEEK_TOTAL_BYTES = 16_777_216
+_PEEKS_ALONE_IN_FLIGHT = 8
+
+
+@dataclass(frozen=True)
+class ListedGroupInfo:
+    group: str
+    type: str  # "classic", "consumer", "share", "streams" (ListGroups v5; classic before)
+    state: str  # "" where the broker names none (ListGroups before v4, Kafka 2.6)
+    coordinator: int
+
+
+@dataclass(frozen=True)
+class RecordAt:
+    """The first record at or after an offset: its offset and timestamp (ms)."""
+
+    offset: int
+    timestamp: int
+
+
+@dataclass(frozen=True)
+class OffsetCommitResult:
+    """One partition's outcome of a commit (the shape the audit log reads)."""
+
+    group: str
+    topic: str
+    partition: int
+    offset: int
+    ok: bool
+    error: str | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class GroupDeletion:
+    group: str
+    ok: bool
+    error: str | None = None
+    message: str = ""
+
+    @property
+    def topic(self) -> str:
+        """The audit log's outcome key: for a group deletion it names the group."""
+        return self.group
+
+
+class AdminGroupWork(AdminSampling, AdminGroupOffsets):
+    # -- reads ----------------------------------------------------------------------------
+
+    async def all_groups(self) -> tuple[list[ListedGroupInfo], dict[str, str]]:
+        """Every group of every kind (one ListGroups per broker), and the brokers that could
+        not be asked ("broker N" -> the Kafka error name)."""
+        unchecked: dict[str, str] = {}
+        listed = await self._list_groups(unchecked)
+        return [
+            ListedGroupInfo(g.group, g.type, g.state, g.coordinator)
+            for g in sorted(listed.values(), key=lambda g: g.group)
+        ], unchecked
+
+    async def group_coordinator(self, group: str) -> int:
+        """The broker coordinating `group` (FindCoordinator), also for a group that does not
+        exist yet (its offsets would be kept there)."""
+        unchecked: dict[str, str] = {}
+        found = await self._find_coordinators([group], unchecked)
+        if group not in found:
+            name = unchecked.get(group, "COORDINATOR_NOT_AVAILABLE")
+            raise AdminError(name, sentence(name, group, subject=f"Group '{group}'"))
+        return found[group]
+
+    async def group_details(self, groups: Sequence[ListedGroupInfo]) -> dict[str, GroupDetail]:
+        """Members and assignments of `groups`, each kind with its own describe, at its
+        coordinator. A group whose kind's describe the broker lacks is left out."""
+        return await self._details(_as_listed(groups))
+
+    async def committed_offsets(
+        self, groups: Sequence[ListedGroupInfo], unchecked: dict[str, str]
+    ) -> tuple[dict[str, dict[tuple[str, int], int]], dict[str, dict[tuple[str, int], int]]]:
+        """Each group's committed offsets on every topic (a share group's share-partition
+        start offsets), and the lags the broker gives (share groups, Kafka 4.2+). Groups that
+        could not be read are named in `unchecked` with the Kafka error name."""
+        listed = _as_listed(groups)
+        lags: dict[str, dict[str, dict[int, int]]] = {}
+        found = await self._all_offsets(listed, None, unchecked, lags)
+        flat = {
+            g: {(t, p): o for t, parts in by.items() for p, o in parts.items()}
+            for g, by in found.items()
+        }
+        flat_lags = {
+            g: {(t, p): lag for t, parts in by.items() for p, lag in parts.items()}
+            for g, by in lags.items()
+        }
+        return flat, flat_lags
+
+    async def list_offsets(
+        self, partitions: Mapping[tuple[str, int], int]
+    ) -> dict[tuple[str, int], ListedOffset]:
+        """ListOffsets for `partitions` ((topic, partition) -> EARLIEST, LATEST or a
+        timestamp in ms), at their leaders. Partitions without a leader, or whose leader
+        answered an error twice, carry that error code."""
+        result: dict[tuple[str, int], ListedOffset] = {}
+        wanted = dict(partitions)
+        for attempt in range(2):
+            by_leader = await self._leaders(sorted({t for t, _ in wanted}))
+            leaders = sorted(by_leader)
+            asked = {b: {tp: wanted[tp] for tp in by_leader[b] if tp in wanted} for b in leaders}
+            asked = {b: parts for b, parts in asked.items() if parts}
+            answers = await asyncio.gather(
+                *(
+                    self._send_to_itself(
+                        ListOffsetsRequest(parts, self.settings.request_timeout_ms), b
+                    )
+                    for b, parts in asked.items()
+                ),
+                return_exceptions=True,
+            )
+            again: dict[tuple[str, int], int] = {}
+            for (_, parts), answer in zip(asked.items(), answers, strict=True):
+                if isinstance(answer, AdminError):
+                    for t, p in parts:
+                        result[(t, p)] = ListedOffset(t, p, -1, -1, 7)  # REQUEST_TIMED_OUT
+                    continue
+                if isinstance(answer, BaseException):
+                    raise answer
+                for listed in ListOffsetsRequest.answer(answer):
+                    key = (listed.topic, listed.partition)
+                    result[key] = listed
+                    if listed.error_code in _LEADER_MOVED and attempt == 0:
+                        again[key] = wanted[key]
+            placed = {tp for parts in asked.values() for tp in parts}
+            for t, p in wanted:
+                if (t, p) not in placed:
+                    result[(t, p)] = ListedOffset(t, p, -1, -1, 5)  # LEADER_NOT_AVAILABLE
+                    if attempt == 0:
+                        again[(t, p)] = wanted[(t, p)]
+            if not again:
+                break
+            wanted = again
+        return result
+
+    async def records_at(
+        self, positions: Mapping[tuple[str, int], int]
+    ) -> dict[tuple[str, int], RecordAt]:
+        """The first data record at or after each position ((topic, partition) -> offset):
+        one small Fetch per leader (read_uncommitted: what the log holds). A partition left
+        out has no record there (the offset is the log end, or was deleted by retention:
+        OFFSET_OUT_OF_RANGE), or its batch could not be read."""
+        if not positions:
+            return {}
+        by_leader = await self._leaders(sorted({t for t, _ in positions}))
+        found: dict[tuple[str, int], RecordAt] = {}
+        alone: list[tuple[int, tuple[str, int]]] = []
+        answers = await asyncio.gather(
+            *(
+                self._peek(b, [tp for tp in parts if tp in positions], positions, _PEEK_BYTES)
+                for b, parts in by_leader.items()
+            ),
+            return_exceptions=True,
+        )
+        for b, answer in zip(by_leader, answers, strict=True):
+            if isinstance(answer, AdminError):
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            read, partial = answer
+            found |= read
+            alone += [(b, tp) for tp in partial]
+        for start in range(0, len(alone), _PEEKS_ALONE_IN_FLIGHT):
+            wave = alone[start : start + _PEEKS_ALONE_IN_FLIGHT]
+            more = await asyncio.gather(
+                *(self._peek(b, [tp], positions, _PEEK_TOTAL_BYTES) for b, tp in wave),
+                return_exceptions=True,
+            )
+            for answer in more:
+                if isinstance(answer, tuple):
+                    found |= answer[0]
+        return found
+
+    async def _peek(
+        self,
+        broker: int,
+        partitions: Sequence[tuple[str, int]],
+        positions: Mapping[tuple[str, int], int],
+        partition_bytes: int,
+    ) -> tuple[dict[tuple[str, int], RecordAt], list[tuple[str, int]]]:
+        """The records at `positions` of `partitions` from one leader; second: the
+        partitions whose batch did not come whole (ask again alone)."""
+        if not partitions:
+            return {}, []
+        by_topic: dict[str, list[tuple[int, int, int]]] = {}
+        for t, p in partitions:
+            by_topic.setdefault(t, []).append((p, positions[(t, p)], partition_bytes))
+        request = FetchRequest(0, 0, _PEEK_TOTAL_BYTES, 0, list(by_topic.items()))
+        answer = await self._send_to_itself(request, broker)
+        found: dict[tuple[str, int], RecordAt] = {}
+        partial: list[tuple[str, int]] = []
+        # Not to_object(): it fails on a null aborted_transactions. Every version from v4
+        # puts the partition first, its error second and the records last.
+        for topic, parts in answer.topics:
+            for p in parts:
+                key = (topic, p[0])
+                if p[1]:
+                    continue  # OFFSET_OUT_OF_RANGE and the like: nothing to read there
+                record = _first_at(p[-1], positions[key])
+                if record is None and p[-1]:
+                    partial.append(key)
+                elif record is not None:
+                    found[key] = record
+        return found, partial
+
+    # -- changes --------------------------------------------------------------------------
+
+    async def commit_group_offsets(
+        self, group: str, coordinator: int, offsets: Mapping[tuple[str, int], int]
+    ) -> list[OffsetCommitResult]:
+        """Commit `offsets` for `group` as an admin (OffsetCommit, no member), one result per
+        partition; audited. Kafka takes it only while the group has no member."""
+        return await audit.audited(
+            self,
+            "group offsets reset",
+            sorted({t for t, _ in offsets}),
+            {"group": group, "offsets": _by_topic_text(offsets)},
+            self._commit(group, coordinator, offsets),
+        )
+
+    async def _commit(
+        self, group: str, coordinator: int, offsets: Mapping[tuple[str, int], int]
+    ) -> list[OffsetCommitResult]:
+        request = OffsetCommitRequest(group, offsets)
+        answer = request.answer(await self._send_to_itself(request, coordinator, retry=False))
+        codes = {(a.topic, a.partition): a.error_code for a in answer}
+        return [_committed(group, tp, offsets[tp], codes.get(tp, 0)) for tp in sorted(offsets)]
+
+    async def alter_share_group_offsets(
+        self, group: str, coordinator: int, offsets: Mapping[tuple[str, int], int]
+    ) -> list[OffsetCommitResult]:
+        """Set share `group`'s start offsets (AlterShareGroupOffsets, Kafka 4.1+); audited."""
+        return await audit.audited(
+            self,
+            "share group offsets reset",
+            sorted({t for t, _ in offsets}),
+            {"group": group, "offsets": _by_topic_text(offsets)},
+            self._alter_share(group, coordinator, offsets),
+        )
+
+    async def _alter_share(
+        self, group: str, coordinator: int, offsets: Mapping[tuple[str, int], int]
+    ) -> list[OffsetCommitResult]:
+        request = AlterShareGroupOffsetsRequest(group, offsets)
+        answer = request.answer(await self._send_to_itself(request, coordinator, retry=False))
+        if answer.error_code:
+            return [
+                _committed(group, tp, offsets[tp], answer.error_code, answer.message)
+                for tp in sorted(offsets)
+            ]
+        codes = {(a.topic, a.partition): (a.error_code, a.message) for a in answer.partitions}
+        return [
+            _committed(group, tp, offsets[tp], *codes.get(tp, (0, None))) for tp in sorted(offsets)
+        ]
+
+    async def delete_groups(self, groups: Sequence[ListedGroupInfo]) -> list[GroupDeletion]:
+        """Delete `groups` (DeleteGroups at each coordinator), one result per group;
+        audited."""
+        return await audit.audited(
+            self,
+            "groups delete",
+            [],
+            {"groups": [g.group for g in groups]},
+            self._delete_groups(groups),
+        )
+
+    async def _delete_groups(self, groups: Sequence[ListedGroupInfo]) -> list[GroupDeletion]:
+        by_node: dict[int, list[str]] = {}
+        for g in groups:
+            by_node.setdefault(g.coordinator, []).append(g.group)
+        nodes = sorted(by_node)
+        answers = await asyncio.gather(
+            *(self._send_to_itself(DeleteGroupsRequest(by_node[n]), n, retry=False) for n in nodes),
+            return_exceptions=True,
+        )
+        codes: dict[str, int] = {}
+        failed: dict[str, AdminError] = {}
+        for n, answer in zip(nodes, answers, strict=True):
+            if isinstance(answer, AdminError):
+                failed |= dict.fromkeys(by_node[n], answer)
+                continue
+            if isinstance(answer, BaseException):
+                raise answer
+            codes |= {r.group: r.error_code for r in DeleteGroupsRequest.answer(answer)}
+        results = []
+        for g in groups:
+            subject = f"Group '{g.group}'"
+            if g.group in failed:
+                err = failed[g.group]
+                results.append(GroupDeletion(g.group, False, err.name, err.message))
+            elif codes.get(g.group, 0):
+                name = error_name(codes[g.group])
+                text = sentence(name, g.group, subject=subject)
+                results.append(GroupDeletion(g.group, False, name, text))
+            else:
+                results.append(GroupDeletion(g.group, True, None, f"{subject} deleted."))
+        return results
+
+
+def _as_listed(groups: Sequence[ListedGroupInfo]) -> dict[str, _Listed]:
+    return {g.group: _Listed(g.group, g.state, g.coordinator, g.type) for g in groups}
+
+
+def _committed(
+    group: str, tp: tuple[str, int], offset: int, error_code: int, detail: str | None = None
+) -> OffsetCommitResult:
+    t, p = tp
+    if not error_code:
+        return OffsetCommitResult(group, t, p, offset, True, None, f"'{t}'-{p} set to {offset}.")
+    name = error_name(error_code)
+    text = sentence(name, t, detail, subject=f"Group '{group}'")
+    return OffsetCommitResult(group, t, p, offset, False, name, text)
+
+
+def _by_topic_text(offsets: Mapping[tuple[str, int], int]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for (t, p), o in sorted(offsets.items()):
+        out.setdefault(t, {})[str(p)] = o
+    return out
+
+
+def _first_at(data: bytes | None, offset: int) -> RecordAt | None:
+    """The first data record at or after `offset` in these batches; None when no whole data
+    batch holds one (a truncated batch, only control batches, or a codec this Python lacks)."""
+    from aiokafka.record.memory_records import MemoryRecords
+
+    if not data:
+        return None
+    records = MemoryRecords(data)
+    try:
+        while (batch := records.next_batch()) is not None:
+            if getattr(batch, "is_control_batch", False):
+                continue
+            for record in batch:
+                if record.offset >= offset:
+                    return RecordAt(record.offset, record.timestamp)
+    except Exception:  # a corrupt or truncated batch tells nothing
+        return None
+    return None
