@@ -41,6 +41,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 STATE = Path(tempfile.mkdtemp(prefix="kafka-tui-startup-"))
 CPU: dict[str, list[float]] = defaultdict(list)  # each process's CPU seconds, as `times`
+# What the console script runs, from another checkout (PYTHONPATH and working directory).
+BEFORE = [sys.executable, "-c", "import sys; from kafka_tui.cli import main; sys.exit(main())"]
 
 
 def _env(src: str | None = None) -> dict[str, str]:
@@ -131,10 +133,9 @@ def run(args: argparse.Namespace, bootstrap: str | None) -> dict[str, list[float
         "kafka-tui audit tail": lambda: timed([*ours, "audit", "tail"], env),
     }
     if args.before:
-        before = [sys.executable, "-m", "kafka_tui.cli"]
         for words in (["--version"], ["--help"], ["topics", "list", "--help"], ["audit", "tail"]):
             local[f"before: kafka-tui {' '.join(words)}"] = lambda w=words: timed(
-                [*before, *w], _env(args.before), args.before
+                [*BEFORE, *w], _env(args.before), args.before
             )
     times: dict[str, list[float]] = defaultdict(list)
     remote: dict[str, Callable[[], float]] = {}
@@ -154,7 +155,7 @@ def run(args: argparse.Namespace, bootstrap: str | None) -> dict[str, list[float
             times[name].append(measure())
             CPU[name].append(LAST_CPU[0])
         if bootstrap:
-            _create_pair(bootstrap, ours, env, k, times)
+            _create_pair(bootstrap, ours, env, k, times, args.before)
         if k < args.jvm_rounds:
             for name, measure in jvm.items():
                 times[name].append(measure())
@@ -164,45 +165,42 @@ def run(args: argparse.Namespace, bootstrap: str | None) -> dict[str, list[float
 
 
 def _create_pair(
-    bootstrap: str, ours: list[str], env: dict[str, str], k: int, times: dict[str, list[float]]
+    bootstrap: str,
+    ours: list[str],
+    env: dict[str, str],
+    k: int,
+    times: dict[str, list[float]],
+    before: str | None,
 ) -> None:
-    """One topic (1 partition, RF 1) by kafka-tui and by a raw CreateTopics process, in
-    alternating order, each deleted (untimed) after the pair."""
-    names = {"kafka-tui topics create": f"startup-bench-ours-{k}", "raw CreateTopics": ""}
-    names["raw CreateTopics"] = f"startup-bench-raw-{k}"
+    """One topic (1 partition, RF 1) by kafka-tui and by a raw CreateTopics process (and by
+    the other checkout), in alternating order, each deleted (untimed) after the round."""
+    flags = ["--partitions", "1", "--replication-factor", "1"]
     with tempfile.TemporaryDirectory() as folder:
         raw_names = Path(folder) / "names.txt"
-        raw_names.write_text(names["raw CreateTopics"])
+        raw_names.write_text(f"startup-bench-raw-{k}")
+        raw = [sys.executable, str(HERE / "raw_admin.py"), "create", bootstrap, str(raw_names)]
         commands = {
-            "kafka-tui topics create": [
-                *ours,
-                "--bootstrap-server",
-                bootstrap,
-                "topics",
-                "create",
-                names["kafka-tui topics create"],
-                "--partitions",
-                "1",
-                "--replication-factor",
-                "1",
-            ],
-            "raw CreateTopics": [
-                sys.executable,
-                str(HERE / "raw_admin.py"),
-                "create",
-                bootstrap,
-                str(raw_names),
-                "--partitions",
-                "1",
-                "--rf",
-                "1",
-            ],
+            "kafka-tui topics create": (
+                [*ours, "--bootstrap-server", bootstrap, "topics", "create"],
+                [f"startup-bench-ours-{k}", *flags],
+                env,
+                None,
+            ),
+            "raw CreateTopics": (raw, ["--partitions", "1", "--rf", "1"], env, None),
         }
+        if before:
+            commands["before: kafka-tui topics create"] = (
+                [*BEFORE, "--bootstrap-server", bootstrap, "topics", "create"],
+                [f"startup-bench-before-{k}", *flags],
+                _env(before),
+                before,
+            )
         order = list(commands.items())
-        for name, cmd in order if k % 2 == 0 else reversed(order):
-            times[name].append(timed(cmd, env))
+        for name, (cmd, rest, cmd_env, cwd) in order if k % 2 == 0 else reversed(order):
+            times[name].append(timed([*cmd, *rest], cmd_env, cwd))
             CPU[name].append(LAST_CPU[0])
-    _delete(bootstrap, list(names.values()))
+    names = [f"startup-bench-{who}-{k}" for who in ("ours", "raw", "before")]
+    _delete(bootstrap, names[:3] if before else names[:2])
 
 
 def report(times: dict[str, list[float]]) -> None:
@@ -225,6 +223,7 @@ def report(times: dict[str, list[float]]) -> None:
         ("kafka-tui topics describe", "kcat -L -t", "describe / kcat"),
         ("kafka-tui topics describe", "kafka-topics.sh --describe", "describe / kafka-topics.sh"),
         ("kafka-tui topics create", "raw CreateTopics", "create / raw (goal 1.3x)"),
+        ("before: kafka-tui topics create", "raw CreateTopics", "before: create / raw"),
     ]
     for before_name in [n for n in times if n.startswith("before: ")]:
         pairs.append((before_name[len("before: ") :], before_name, "now / before"))
