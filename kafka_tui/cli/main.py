@@ -35,7 +35,7 @@ _COMMANDS = {
     "plan": ("kafka_tui.cli.plans", "bulk assignment plans: preview, apply, export"),
     "reassignments": ("kafka_tui.cli.reassign", "partition reassignments: list, cancel"),
     "throttles": ("kafka_tui.cli.throttles", "replication throttles left on brokers and topics"),
-    "groups": ("kafka_tui.cli.groups", "consumer groups: delete committed offsets"),
+    "groups": ("kafka_tui.cli.groups", "consumer, share and streams groups: lag, reset, delete"),
     "messages": ("kafka_tui.cli.messages", "read, follow, filter and produce records"),
     "leaders": ("kafka_tui.cli.leaders", "preferred / unclean leader election"),
     "dev-cluster": (
