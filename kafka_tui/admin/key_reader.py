@@ -168,7 +168,6 @@ async def read_keys(
                     f"Reading topic '{topic}' made no progress for {STALL_S:.0f} s on "
                     f"partitions {stuck}.",
                 )
-        consumer.assign([])
     except KafkaError as exc:
         raise _failed(topic, exc) from None
     finally:
