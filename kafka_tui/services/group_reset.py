@@ -58,8 +58,11 @@ MODES = (
     BY_DURATION,
     FROM_FILE,
 )
-# What AlterShareGroupOffsets can express for a share group (kafka-share-groups.sh 4.x).
-SHARE_MODES = (TO_EARLIEST, TO_LATEST, TO_DATETIME, BY_DURATION, TO_OFFSET)
+# The modes of a share group's start offsets (kafka-share-groups.sh 4.x: earliest, latest,
+# datetime, duration; an offset and a file too, so that a rollback file restores it). Not
+# shift-by or to-current: its start offsets are the persisted share state, which can stay
+# behind what its consumers acknowledged.
+SHARE_MODES = (TO_EARLIEST, TO_LATEST, TO_DATETIME, BY_DURATION, TO_OFFSET, FROM_FILE)
 _INACTIVE = frozenset({"empty", "dead", ""})
 
 

@@ -21,7 +21,7 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..admin.errors import sentence
 from ..admin.group_detail import GroupDetail, GroupMember
@@ -150,6 +150,20 @@ def _member_json(m: GroupMember, kind: str) -> dict[str, object]:
     if m.subscribed:
         document["subscribed_topics"] = list(m.subscribed)
     return document
+
+
+def age(seconds: float | None) -> str:
+    """Lag in time as people read it: 12s, 3m05s, 2h10m, 4d03h; "-" where unknown."""
+    if seconds is None:
+        return "-"
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    if s < 86400:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
 
 
 def _seconds(value: float | None) -> float | None:
@@ -308,22 +322,11 @@ async def _read(
             )
             continue
         detail = details.get(g.group)
-        view = _view(g, detail, committed.get(g.group, {}), starts, ends, records, now, looks)
-        views.append(_with_broker_lags(view, broker_lags.get(g.group, {})))
+        known = broker_lags.get(g.group, {})
+        views.append(
+            _view(g, detail, committed.get(g.group, {}), known, starts, ends, records, now, looks)
+        )
     return GroupsRead(views, unchecked)
-
-
-def _with_broker_lags(view: GroupView, lags: Mapping[Partition, int]) -> GroupView:
-    """A share group's lag as its coordinator counts it (DescribeShareGroupOffsets v1, as
-    kafka-share-groups.sh shows it: records not yet acknowledged, in-flight ones included),
-    where it gives one; else the log end minus the start offset."""
-    if not lags:
-        return view
-    rows = tuple(
-        replace(r, lag=lags[(r.topic, r.partition)]) if (r.topic, r.partition) in lags else r
-        for r in view.offsets
-    )
-    return replace(view, offsets=rows)
 
 
 async def _log_bounds(
@@ -365,12 +368,19 @@ def _view(
     g: ListedGroupInfo,
     detail: GroupDetail | None,
     committed: Mapping[Partition, int],
+    known_lags: Mapping[Partition, int],
     starts: Mapping[Partition, int],
     ends: Mapping[Partition, int],
     records: Mapping[tuple[str, int, int], tuple[int, int]],
     now: float,
     looks: GroupLooks | None,
 ) -> GroupView:
+    """`known_lags`: a share group's lag as its coordinator counts it (DescribeShareGroupOffsets
+    v1, what kafka-share-groups.sh shows: records not yet acknowledged). Its start offsets are
+    the persisted share state, which can stay behind what the consumers acknowledged (Kafka
+    4.4: 0 after a console share consumer read and acknowledged every record, lag 0): where the
+    coordinator gives a lag, it is the lag, and its position for the status is the log end
+    minus it."""
     owner: dict[Partition, str] = {}
     if detail is not None:
         for m in detail.members:
@@ -378,14 +388,18 @@ def _view(
                 owner[tp] = m.member_id
     rows = []
     for tp in sorted(set(committed) | set(owner)):
-        rows.append(_partition_lag(tp, committed.get(tp), starts, ends, records, now, owner))
+        rows.append(
+            _partition_lag(
+                tp, committed.get(tp), known_lags.get(tp), starts, ends, records, now, owner
+            )
+        )
     state = detail.state if detail is not None and detail.state else g.state
     members = detail.members if detail is not None else None
     keys = [(r.topic, r.partition) for r in rows]
     look = Look(
         now,
         len(members) if members is not None else (0 if state.lower() in _EMPTY else 1),
-        {(r.topic, r.partition): r.committed for r in rows},
+        {(r.topic, r.partition): _position(r) for r in rows},
         {tp: starts.get(tp) for tp in keys},
         {tp: ends.get(tp) for tp in keys},
     )
@@ -406,9 +420,18 @@ def _view(
     )
 
 
+def _position(row: PartitionLag) -> int | None:
+    """Where the group stands on a partition for its status: the committed offset, or the log
+    end minus the lag where the coordinator gave one that says otherwise (share groups)."""
+    if row.committed is None or row.lag is None or row.log_end is None:
+        return row.committed
+    return max(row.committed, row.log_end - row.lag)
+
+
 def _partition_lag(
     tp: Partition,
     committed: int | None,
+    known_lag: int | None,
     starts: Mapping[Partition, int],
     ends: Mapping[Partition, int],
     records: Mapping[tuple[str, int, int], tuple[int, int]],
@@ -423,7 +446,7 @@ def _partition_lag(
     if end is None:
         unknown = "log end unknown (no leader answered)"
         return PartitionLag(t, p, committed, start, None, None, None, unknown, member)
-    lag = max(end - committed, 0)
+    lag = max(end - committed, 0) if known_lag is None else known_lag
     if lag == 0:
         return PartitionLag(t, p, committed, start, end, 0, 0.0, None, member)
     note: str | None = None
@@ -443,6 +466,14 @@ def _partition_lag(
 
 
 # -- deleting groups -------------------------------------------------------------------------
+
+
+def delete_refusal(group: str, members: int, state: str) -> str:
+    """Why a group with members is not deleted (the CLI's error, the TUI's dialog)."""
+    return (
+        f"Group '{group}' has {members} active member(s) (state {state}): Kafka deletes only "
+        "a group without members. Stop its consumers first."
+    )
 
 
 async def delete_groups(admin: AdminPort, groups: Sequence[str]) -> list[GroupDeletion]:
@@ -465,11 +496,7 @@ async def delete_groups(admin: AdminPort, groups: Sequence[str]) -> list[GroupDe
         detail = details.get(g)
         if detail is not None and detail.members:
             name = "NON_EMPTY_GROUP"
-            text = (
-                f"{subject} has {len(detail.members)} active member(s) (state "
-                f"{detail.state}): Kafka deletes only a group without members. Stop its "
-                "consumers first."
-            )
+            text = delete_refusal(g, len(detail.members), detail.state)
             refused[g] = GroupDeletion(g, False, name, text)
             continue
         send.append(by_name[g])
