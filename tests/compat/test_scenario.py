@@ -159,3 +159,59 @@ async def test_the_tui_opens_and_shows_what_the_broker_has(versioned: Versioned)
         await settle(app, pilot)
         table = app.screen.query_one(PartitionTable)
         assert table.row_count == 2
+
+
+@pytest.mark.xdist_group("compat")
+def test_a_classic_group_is_listed_described_reset_and_deleted(
+    versioned: Versioned, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before Kafka 3.0 OffsetFetch and FindCoordinator take one group per request, before
+    2.6 ListGroups names no state: the same commands, the same answers."""
+    import asyncio
+
+    from aiokafka import AIOKafkaProducer
+
+    from ..integration.test_consumer_groups import commit_and_leave
+
+    bootstrap = versioned.flags[1]
+    code, out = run(
+        capsys, versioned.flags, "topics", "create", "billing", "--partitions", "2",
+        "--replication-factor", "2",
+    )  # fmt: skip
+    assert code == 0, out
+
+    async def prepare() -> None:
+        producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+        await producer.start()
+        try:
+            for p in (0, 1):
+                for _ in range(5):
+                    await producer.send_and_wait("billing", b"v", partition=p)
+        finally:
+            await producer.stop()
+        await commit_and_leave(bootstrap, "reader", {("billing", 0): 2, ("billing", 1): 5})
+
+    asyncio.run(prepare())
+    code, out = run(capsys, versioned.flags, "groups", "describe", "reader")
+    assert code == 0, out
+    [group] = json.loads(out)
+    assert group["type"] == "classic" and group["state"] == "Empty", group
+    assert [(p["committed"], p["log_end"], p["lag"]) for p in group["offsets"]] == [
+        (2, 5, 3),
+        (5, 5, 0),
+    ]
+    assert group["status"] == "STOP" and group["lag_seconds"] is not None
+    code, out = run(capsys, versioned.flags, "groups", "list", "--topic", "billing")
+    assert code == 0 and [g["group"] for g in json.loads(out)] == ["reader"], out
+    code, out = run(
+        capsys, versioned.flags, "groups", "reset-offsets", "reader", "--all-topics",
+        "--to-earliest", "--execute",
+    )  # fmt: skip
+    assert code == 0, out
+    assert [p["after"] for p in json.loads(out)["partitions"]] == [0, 0]
+    code, out = run(capsys, versioned.flags, "groups", "describe", "reader")
+    assert [p["committed"] for p in json.loads(out)[0]["offsets"]] == [0, 0]
+    code, out = run(capsys, versioned.flags, "groups", "delete", "reader")
+    assert code == 0 and json.loads(out) == [
+        {"group": "reader", "ok": True, "error": None, "message": "Group 'reader' deleted."}
+    ], out
