@@ -13,6 +13,7 @@ more after a fresh read; a coordinator that moved is found again with FindCoordi
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ _LEADER_MOVED = frozenset({3, 5, 6, 74, 75})  # UNKNOWN_TOPIC_OR_PARTITION, LEAD
 _PEEK_BYTES = 65_536
 _PEEK_TOTAL_BYTES = 16_777_216
 _PEEKS_ALONE_IN_FLIGHT = 8
+_COORDINATOR_SOON = frozenset({"COORDINATOR_NOT_AVAILABLE", "COORDINATOR_LOAD_IN_PROGRESS"})
 
 
 @dataclass(frozen=True)
@@ -100,12 +102,20 @@ class AdminGroupWork(AdminSampling, AdminGroupOffsets):
     async def group_coordinator(self, group: str) -> int:
         """The broker coordinating `group` (FindCoordinator), also for a group that does not
         exist yet (its offsets would be kept there)."""
-        unchecked: dict[str, str] = {}
-        found = await self._find_coordinators([group], unchecked)
-        if group not in found:
+        deadline = time.monotonic() + self.settings.request_timeout_ms / 1000
+        delay = 0.05
+        while True:
+            unchecked: dict[str, str] = {}
+            found = await self._find_coordinators([group], unchecked)
+            if group in found:
+                return found[group]
             name = unchecked.get(group, "COORDINATOR_NOT_AVAILABLE")
-            raise AdminError(name, sentence(name, group, subject=f"Group '{group}'"))
-        return found[group]
+            # A cluster's first group lookup creates __consumer_offsets: its coordinators are
+            # not available (or still loading) for a moment.
+            if name not in _COORDINATOR_SOON or time.monotonic() + delay > deadline:
+                raise AdminError(name, sentence(name, group, subject=f"Group '{group}'"))
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
 
     async def group_details(self, groups: Sequence[ListedGroupInfo]) -> dict[str, GroupDetail]:
         """Members and assignments of `groups`, each kind with its own describe, at its

@@ -53,7 +53,12 @@ _SINCE: dict[tuple[int, int], str] = {
     (60, 2): "4.0",  # DescribeCluster with fenced brokers
     (61, 0): "2.8",  # DescribeProducers (KIP-664)
     (64, 0): "3.3",  # UnregisterBroker
+    (42, 0): "1.1",  # DeleteGroups
     (69, 0): "4.0",  # ConsumerGroupDescribe
+    (77, 1): "4.1",  # ShareGroupDescribe (v0 was 4.0's early access)
+    (89, 0): "4.1",  # StreamsGroupDescribe
+    (90, 0): "4.1",  # DescribeShareGroupOffsets
+    (91, 0): "4.1",  # AlterShareGroupOffsets
     (75, 0): "3.8",  # DescribeTopicPartitions
 }
 
