@@ -12,6 +12,8 @@ broker would answer, in one sentence.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
@@ -32,13 +34,15 @@ TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
 # of a bulk read (see bench/records.py).
 _MAX_PARTITION_FETCH_BYTES = 4 * 1024 * 1024
 _POLL_MS = 500
+_MAX_BATCH_BYTES = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Record:
     """One record as the broker stored it. `timestamp_type`: "CreateTime" or
     "LogAppendTime". `leader_epoch`: None where the client does not expose it (aiokafka's
-    consumer does not)."""
+    consumer does not). Not frozen: a frozen dataclass's __init__ sets each field through
+    object.__setattr__, ~1.5 us of a record's ~4 us in a bulk read (bench/records.py)."""
 
     topic: str
     partition: int
@@ -75,7 +79,7 @@ class Stop:
     follow: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: one per record written (see Record)
 class Sent:
     """A produced record, as the partition leader acknowledged it (`offset` -1 with acks=0)."""
 
@@ -85,7 +89,7 @@ class Sent:
     timestamp: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see Record
 class OutgoingRecord:
     key: bytes | None
     value: bytes | None
@@ -337,7 +341,7 @@ class RecordWriter:
             enable_idempotence=acks == "all",
             compression_type=self.compression,
             linger_ms=self.linger_ms,
-            max_batch_size=256 * 1024,
+            max_batch_size=_MAX_BATCH_BYTES,
             **_client_kwargs(self.settings, "writer"),
         )
         try:
@@ -354,41 +358,138 @@ class RecordWriter:
             self._producer = None
 
     async def send_all(
-        self, records: Iterable[OutgoingRecord], *, in_flight: int = 10_000
+        self,
+        records: Iterable[OutgoingRecord],
+        partitions: int,
+        keyed: Iterable[int] | None = None,
     ) -> AsyncIterator[Sent | AdminError]:
-        """Send `records` in order; yield, in the same order, where each landed or why Kafka
-        refused it. At most `in_flight` records wait for their acknowledgement."""
+        """Send `records` to a topic of `partitions` partitions, in order; yield, in the
+        same order, where each landed or why Kafka refused it.
+
+        Records are packed into record batches here (aiokafka's `create_batch` /
+        `send_batch`), one open batch per partition, instead of `send()` per record (a
+        future, a partitioner call and an accumulator lookup each: ~3x the CPU, see
+        bench/records.py). Partitions as Kafka's default partitioner picks them: the
+        record's own, else murmur2 of its key, else one partition per batch (sticky).
+        `keyed`: the partitions of the records with a key and no partition, in order,
+        when the caller computed them (murmur2 over many keys at once)."""
         producer = self._producer
         assert producer is not None, "use RecordWriter as `async with`"
-        pending: deque[Any] = deque()
+        from aiokafka.partitioner import murmur2
+
+        open_batches: dict[int, _Batch] = {}
+        waiting: deque[tuple[_Batch, int]] = deque()  # each record: its batch and place
+        sticky = 0
+        hashed = None if keyed is None else iter(keyed)
         for record in records:
-            try:
-                pending.append(
-                    await producer.send(
+            p = record.partition
+            if p is None:
+                if record.key is None:
+                    p = sticky
+                elif hashed is not None:
+                    p = next(hashed)
+                else:
+                    p = (murmur2(record.key) & 0x7FFFFFFF) % partitions
+            batch = open_batches.get(p)
+            if batch is None:
+                batch = open_batches[p] = _Batch(self.topic, p, producer.create_batch())
+            added = batch.add(record)
+            if added is None:  # full: send it, start the next
+                del open_batches[p]
+                await self._submit(batch)
+                if p == sticky and record.key is None and record.partition is None:
+                    sticky = p = (sticky + 1) % partitions
+                batch = open_batches.get(p)
+                if batch is None:
+                    batch = open_batches[p] = _Batch(self.topic, p, producer.create_batch())
+                added = batch.add(record)
+                if added is None:
+                    batch.refused = ValidationError(
+                        "MESSAGE_TOO_LARGE",
+                        f"Topic '{self.topic}': a record is larger than a whole batch may be "
+                        f"({_MAX_BATCH_BYTES:,} bytes).",
                         self.topic,
-                        record.value,
-                        key=record.key,
-                        partition=record.partition,
-                        timestamp_ms=record.timestamp,
-                        headers=list(record.headers) or None,
                     )
-                )
-            except KafkaError as exc:
-                pending.append(_failed(self.topic, exc))
-            while len(pending) > in_flight or (pending and _done(pending[0])):
-                yield await self._landed(pending.popleft())
-        while pending:
-            yield await self._landed(pending.popleft())
+                    added = -1
+            waiting.append((batch, added))
+            while waiting and waiting[0][0].done():
+                yield self._landed(*waiting.popleft())
+        for batch in open_batches.values():
+            await self._submit(batch)
+        while waiting:
+            await waiting[0][0].wait()
+            yield self._landed(*waiting.popleft())
 
-    async def _landed(self, pending: Any) -> Sent | AdminError:
-        if isinstance(pending, AdminError):
-            return pending
+    async def _submit(self, batch: _Batch) -> None:
+        producer = self._producer
+        assert producer is not None
+        batch.builder.close()
         try:
-            meta = await pending
+            batch.sent = await producer.send_batch(
+                batch.builder, self.topic, partition=batch.partition
+            )
         except KafkaError as exc:
-            return _failed(self.topic, exc)
-        return Sent(self.topic, meta.partition, meta.offset, meta.timestamp)
+            batch.refused = _failed(self.topic, exc)
+
+    def _landed(self, batch: _Batch, place: int) -> Sent | AdminError:
+        if place < 0 or batch.refused is not None:
+            assert batch.refused is not None
+            return batch.refused
+        meta = batch.result
+        offset = meta.offset + place if meta.offset >= 0 else -1
+        # a LogAppendTime topic answers the broker's time; CreateTime: the record's own
+        logged = meta.timestamp if meta.timestamp not in (None, -1) else None
+        return Sent(self.topic, batch.partition, offset, logged or batch.timestamps[place])
 
 
-def _done(pending: Any) -> bool:
-    return isinstance(pending, AdminError) or bool(pending.done())
+class _Batch:
+    """One record batch being filled or sent: its records' timestamps in order."""
+
+    __slots__ = ("builder", "partition", "refused", "result", "sent", "timestamps", "topic")
+
+    def __init__(self, topic: str, partition: int, builder: Any) -> None:
+        self.topic = topic
+        self.partition = partition
+        self.builder = builder
+        self.timestamps: list[int] = []
+        self.sent: Any = None  # the future of its delivery
+        self.result: Any = None
+        self.refused: AdminError | None = None
+
+    def add(self, record: OutgoingRecord) -> int | None:
+        """The record's place in the batch, or None when the batch is full."""
+        added = self.builder.append(
+            timestamp=record.timestamp,
+            key=record.key,
+            value=record.value,
+            headers=list(record.headers),
+        )
+        if added is None:
+            return None
+        self.timestamps.append(added.timestamp)
+        return len(self.timestamps) - 1
+
+    def done(self) -> bool:
+        if self.refused is not None:
+            return True
+        if self.sent is None or not self.sent.done():
+            return False
+        self._settle()
+        return True
+
+    async def wait(self) -> None:
+        if self.refused is None and self.sent is not None:
+            with contextlib.suppress(KafkaError):
+                await asyncio.shield(self.sent)
+            self._settle()
+
+    def _settle(self) -> None:
+        if self.result is not None or self.refused is not None:
+            return
+        exc = self.sent.exception()
+        if exc is None:
+            self.result = self.sent.result()
+        elif isinstance(exc, KafkaError):
+            self.refused = _failed(self.topic, exc)
+        else:
+            raise exc

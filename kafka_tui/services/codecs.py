@@ -14,7 +14,9 @@ import base64
 import binascii
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from json.scanner import make_scanner
 from typing import Any, Final, Protocol
 
 FORMATS: Final = (
@@ -32,6 +34,17 @@ SCHEMA_FORMATS: Final = ("avro", "protobuf", "jsonschema")
 NEEDS_SCHEMA = "needs a schema registry or schema file (--schema-registry)"
 
 _json_loads = json.loads
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")  # Python's json takes NaN and Infinity
+
+
+# typeshed types make_scanner's argument as itself; it takes a JSONDecoder
+_scan = make_scanner(json.JSONDecoder(parse_constant=_no_constant))  # type: ignore[arg-type]
+_JSON_STARTS = frozenset('{["-0123456789tfn \t\r\n')
+_BLANK = frozenset(" \t\r\n")
+_NOT_JSON = object()
 # Text, for `auto`, is UTF-8 without control characters other than tab and line breaks:
 # binary payloads (a Schema Registry id, small integers) are often valid UTF-8.
 _control = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]").search
@@ -69,15 +82,19 @@ def sides(schemas: SchemaSource | None) -> tuple[SchemaCodec | None, SchemaCodec
     return schemas.side("key"), schemas.side("value")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: see admin/records.py's Record
 class Decoded:
     """`value`: a JSON value (str for string/bytes/hex); `format`: the format taken (for
-    `auto`, the one it found; "bytes" when `error` says why the one asked failed)."""
+    `auto`, the one it found; "bytes" when `error` says why the one asked failed). Equal
+    when value, format, schema id and error are."""
 
     value: Any
     format: str
     schema_id: int | None = None
     error: str | None = None
+    # The value's JSON text when the bytes were it, on one line: printed as it came, not
+    # encoded again.
+    text: str | None = field(default=None, compare=False)
 
 
 def as_base64(data: bytes) -> str:
@@ -88,53 +105,110 @@ def _kept(data: bytes, asked: str, why: str) -> Decoded:
     return Decoded(as_base64(data), "bytes", None, f"not {asked}: {why}")
 
 
-def decode(data: bytes | None, fmt: str, schemas: SchemaCodec | None = None) -> Decoded:
-    """`data` in format `fmt` (one of FORMATS); None (a null key, a tombstone) stays None."""
-    if data is None:
-        return Decoded(None, fmt)
+Decoder = Callable[[bytes | None], Decoded]
+
+
+def decoder(fmt: str, schemas: SchemaCodec | None = None) -> Decoder:
+    """The function that decodes bytes in format `fmt` (one of FORMATS), chosen once per
+    read rather than per record; None (a null key, a tombstone) stays None."""
     if fmt == "auto":
-        return _auto(data, schemas)
-    if fmt == "string":
-        try:
-            return Decoded(data.decode(), "string")
-        except UnicodeDecodeError as exc:
-            return _kept(data, "UTF-8 text", str(exc))
-    if fmt == "json":
-        try:
-            return Decoded(_json_loads(data), "json")
-        except ValueError as exc:  # UnicodeDecodeError is one
-            return _kept(data, "JSON", str(exc))
-    if fmt == "bytes":
-        return Decoded(as_base64(data), "bytes")
-    if fmt == "hex":
-        return Decoded(data.hex(), "hex")
-    if fmt == "msgpack":
-        return _msgpack(data)
-    if fmt in SCHEMA_FORMATS:
         if schemas is None:
-            return _kept(data, fmt, NEEDS_SCHEMA)
-        return _schema(data, fmt, schemas)
-    raise ValueError(f"unknown format {fmt!r}")
+            return _auto
+        return lambda data: _auto(data, schemas)
+    if fmt in SCHEMA_FORMATS:
+        return lambda data: _null(fmt) if data is None else _schema_format(data, fmt, schemas)
+    if fmt not in _DECODERS:
+        raise ValueError(f"unknown format {fmt!r}")
+    return _DECODERS[fmt]
 
 
-def _auto(data: bytes, schemas: SchemaCodec | None) -> Decoded:
+def decode(data: bytes | None, fmt: str, schemas: SchemaCodec | None = None) -> Decoded:
+    """`data` in format `fmt` (see `decoder`)."""
+    return decoder(fmt, schemas)(data)
+
+
+def _null(fmt: str) -> Decoded:
+    return Decoded(None, fmt)
+
+
+def _string(data: bytes | None) -> Decoded:
+    if data is None:
+        return Decoded(None, "string")
+    try:
+        return Decoded(data.decode(), "string")
+    except UnicodeDecodeError as exc:
+        return _kept(data, "UTF-8 text", str(exc))
+
+
+def _json(data: bytes | None) -> Decoded:
+    if data is None:
+        return Decoded(None, "json")
+    try:
+        text = data.decode()
+        value = _json_value(text) if text else _NOT_JSON
+        if value is _NOT_JSON:
+            value = _json_loads(text)  # not JSON: for json's own message
+    except ValueError as exc:  # UnicodeDecodeError is one
+        return _kept(data, "JSON", str(exc))
+    return Decoded(value, "json", None, None, _one_line(text))
+
+
+def _bytes(data: bytes | None) -> Decoded:
+    return Decoded(None if data is None else as_base64(data), "bytes")
+
+
+def _hex(data: bytes | None) -> Decoded:
+    return Decoded(None if data is None else data.hex(), "hex")
+
+
+def _schema_format(data: bytes, fmt: str, schemas: SchemaCodec | None) -> Decoded:
+    if schemas is None:
+        return _kept(data, fmt, NEEDS_SCHEMA)
+    return _schema(data, fmt, schemas)
+
+
+def _auto(data: bytes | None, schemas: SchemaCodec | None = None) -> Decoded:
+    if data is None:
+        return Decoded(None, "auto")
     if schemas is not None and len(data) > 4 and data[0] == 0:
         found = _schema(data, None, schemas)
         if found.error is None:
             return found
-    first = data[:1]
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        return Decoded(as_base64(data), "bytes")
+    if text.isdigit() and (text[0] != "0" or len(text) == 1) and text.isascii():
+        return Decoded(int(text), "json", None, None, text)  # a number: the commonest key
     # Only text that can start a JSON document is parsed: a plain word costs no exception.
-    if first in b'{["-0123456789tfn \t\r\n"':
+    if text[:1] in _JSON_STARTS:
+        value = _json_value(text)
+        if value is not _NOT_JSON:
+            return Decoded(value, "json", None, None, _one_line(text))
+    if _control(data):
+        return Decoded(as_base64(data), "bytes")
+    return Decoded(text, "string")
+
+
+def _json_value(text: str) -> Any:
+    """The JSON value of `text`, or _NOT_JSON. Python's C scanner without json.loads' two
+    Python frames: the auto format's hot path (bench/records.py)."""
+    if text[0] in _BLANK:
         try:
-            return Decoded(_json_loads(data), "json")
+            return _json_loads(text)
         except ValueError:
-            pass
-    if not _control(data):
-        try:
-            return Decoded(data.decode(), "string")
-        except UnicodeDecodeError:
-            pass
-    return Decoded(as_base64(data), "bytes")
+            return _NOT_JSON
+    try:
+        value, end = _scan(text, 0)
+    except (StopIteration, ValueError):
+        return _NOT_JSON
+    if end != len(text) and not text[end:].isspace():
+        return _NOT_JSON
+    return value
+
+
+def _one_line(text: str) -> str | None:
+    return None if "\n" in text or "\r" in text else text
 
 
 def _schema(data: bytes, fmt: str | None, schemas: SchemaCodec) -> Decoded:
@@ -145,7 +219,9 @@ def _schema(data: bytes, fmt: str | None, schemas: SchemaCodec) -> Decoded:
     return Decoded(value, taken, schema_id)
 
 
-def _msgpack(data: bytes) -> Decoded:
+def _msgpack(data: bytes | None) -> Decoded:
+    if data is None:
+        return Decoded(None, "msgpack")
     import msgpack
 
     try:
@@ -164,6 +240,15 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     return value
+
+
+_DECODERS: dict[str, Decoder] = {
+    "string": _string,
+    "json": _json,
+    "bytes": _bytes,
+    "hex": _hex,
+    "msgpack": _msgpack,
+}
 
 
 class EncodeError(ValueError):
@@ -236,8 +321,11 @@ def _parsed(text: Any) -> Any:
         raise EncodeError(f"'{text}' is not JSON: {exc}") from None
 
 
+_compact_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _compact(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+    return _compact_text(value).encode()
 
 
 def header_value(data: bytes | None) -> str | None:

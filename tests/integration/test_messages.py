@@ -345,3 +345,49 @@ def test_follow_prints_new_records_and_ctrl_c_ends_it(
         if follower.poll() is None:
             follower.kill()
             follower.wait()
+
+
+def test_a_file_of_many_records_lands_where_each_result_says(
+    kraft_cluster: Cluster,
+    capsys: pytest.CaptureFixture[str],
+    topic_name: Names,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Several full record batches per partition (1 KB values, 256 KB batches): keyed records
+    on Kafka's murmur2 partition, each result's partition and offset where the record is."""
+    from aiokafka.partitioner import murmur2
+
+    from kafka_tui.services import messages
+
+    topic = topic_name()
+    asyncio.run(create(kraft_cluster.bootstrap_servers, TopicSpec(topic, 3, 1)))
+    monkeypatch.setattr(messages, "_HASH_ALL_AT_ONCE_FROM", 100)  # the numpy murmur2 too
+    file = tmp_path / "many.jsonl"
+    with file.open("w") as f:
+        for n in range(1200):
+            key = f"key-{n}" if n % 3 else None  # a third without a key: sticky partitions
+            f.write(json.dumps({"key": key, "value": f"{n:04d}" + "v" * 1000}) + "\n")
+    code, out, err = run(
+        capsys,
+        kraft_cluster,
+        "--output",
+        "jsonl",
+        "messages",
+        "produce",
+        topic,
+        "--file",
+        str(file),
+    )
+    assert code == 0, err
+    results = [json.loads(line) for line in out.splitlines()]
+    assert len(results) == 1200 and not any(r["error"] for r in results)
+    _, docs = read_jsonl(capsys, kraft_cluster, topic)
+    at = {(d["partition"], d["offset"]): d for d in docs}
+    assert len(at) == 1200
+    for n, result in enumerate(results):
+        doc = at[(result["partition"], result["offset"])]
+        assert doc["value"].startswith(f"{n:04d}") and doc["timestamp"] == result["timestamp"]
+        if n % 3:
+            assert doc["key"] == f"key-{n}"
+            assert result["partition"] == (murmur2(f"key-{n}".encode()) & 0x7FFFFFFF) % 3

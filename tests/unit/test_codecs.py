@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 import msgpack
 import pytest
 
+from kafka_tui.admin.records import Record
 from kafka_tui.services.codecs import (
     NEEDS_SCHEMA,
     Decoded,
@@ -16,6 +18,7 @@ from kafka_tui.services.codecs import (
     encode,
     header_value,
 )
+from kafka_tui.services.messages import document, record_line
 
 BINARY = b"\xff\x00\xfe"
 B64 = base64.b64encode(BINARY).decode()
@@ -128,3 +131,30 @@ def test_header_values_are_text_where_valid_utf8_else_base64() -> None:
     assert header_value(b"trace-1") == "trace-1"
     assert header_value(BINARY) == B64
     assert header_value(None) is None
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "formats"),
+    [
+        (b"42", b'{"a": 1,\n "b": [true, null]}', ("auto", "auto")),  # JSON over two lines
+        (b"007", b'"quoted \\u00e9"', ("auto", "auto")),
+        (None, None, ("auto", "auto")),
+        (BINARY, "tab\t and é".encode(), ("auto", "string")),
+        (b"k", BINARY, ("hex", "json")),  # not JSON: kept with an error
+        (b"k", msgpack.packb({"x": [1, 2]}), ("string", "msgpack")),
+        (b"k", b"NaN", ("auto", "auto")),  # Python's json takes NaN; JSON does not
+    ],
+)
+def test_a_record_line_is_the_record_object_as_json(
+    key: bytes | None, value: bytes | None, formats: tuple[str, str]
+) -> None:
+    """The fast line of `messages read --output jsonl` says exactly what the record object
+    (the TUI's and --filter's) says."""
+    record = Record(
+        't"1', 2, 3, 4, "LogAppendTime", key, value, (("h", b"v"), ("b", BINARY), ("n", None))
+    )
+    kf, vf = formats
+    expected = document(record, kf, vf)
+    line = record_line(record, decode(key, kf), decode(value, vf), json.dumps(record.topic))
+    assert "\n" not in line
+    assert json.loads(line) == expected
