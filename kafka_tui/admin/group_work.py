@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from aiokafka.protocol.fetch import FetchRequest
 
 from . import audit_log as audit
-from .consumer_groups import AdminGroupOffsets, _Listed
+from .consumer_groups import _MOVED, AdminGroupOffsets, _Listed
 from .errors import AdminError, error_name, sentence
 from .group_detail import GroupDetail
 from .protocol_group_changes import (
@@ -276,8 +276,15 @@ class AdminGroupWork(AdminSampling, AdminGroupOffsets):
         self, group: str, coordinator: int, offsets: Mapping[tuple[str, int], int]
     ) -> list[OffsetCommitResult]:
         request = OffsetCommitRequest(group, offsets)
-        answer = request.answer(await self._send_to_itself(request, coordinator, retry=False))
-        codes = {(a.topic, a.partition): a.error_code for a in answer}
+        deadline = time.monotonic() + self.settings.request_timeout_ms / 1000
+        while True:
+            answer = request.answer(await self._send_to_itself(request, coordinator, retry=False))
+            codes = {(a.topic, a.partition): a.error_code for a in answer}
+            # The coordinator moved or is loading (__consumer_offsets' leaders settling): the
+            # commit was not made; setting offsets again is safe.
+            if not set(codes.values()) & _MOVED or time.monotonic() > deadline:
+                break
+            coordinator = await self.group_coordinator(group)
         return [_committed(group, tp, offsets[tp], codes.get(tp, 0)) for tp in sorted(offsets)]
 
     async def alter_share_group_offsets(
@@ -296,7 +303,12 @@ class AdminGroupWork(AdminSampling, AdminGroupOffsets):
         self, group: str, coordinator: int, offsets: Mapping[tuple[str, int], int]
     ) -> list[OffsetCommitResult]:
         request = AlterShareGroupOffsetsRequest(group, offsets)
-        answer = request.answer(await self._send_to_itself(request, coordinator, retry=False))
+        deadline = time.monotonic() + self.settings.request_timeout_ms / 1000
+        while True:
+            answer = request.answer(await self._send_to_itself(request, coordinator, retry=False))
+            if answer.error_code not in _MOVED or time.monotonic() > deadline:
+                break
+            coordinator = await self.group_coordinator(group)
         if answer.error_code:
             return [
                 _committed(group, tp, offsets[tp], answer.error_code, answer.message)
@@ -319,23 +331,34 @@ class AdminGroupWork(AdminSampling, AdminGroupOffsets):
         )
 
     async def _delete_groups(self, groups: Sequence[ListedGroupInfo]) -> list[GroupDeletion]:
-        by_node: dict[int, list[str]] = {}
-        for g in groups:
-            by_node.setdefault(g.coordinator, []).append(g.group)
-        nodes = sorted(by_node)
-        answers = await asyncio.gather(
-            *(self._send_to_itself(DeleteGroupsRequest(by_node[n]), n, retry=False) for n in nodes),
-            return_exceptions=True,
-        )
         codes: dict[str, int] = {}
         failed: dict[str, AdminError] = {}
-        for n, answer in zip(nodes, answers, strict=True):
-            if isinstance(answer, AdminError):
-                failed |= dict.fromkeys(by_node[n], answer)
-                continue
-            if isinstance(answer, BaseException):
-                raise answer
-            codes |= {r.group: r.error_code for r in DeleteGroupsRequest.answer(answer)}
+        at = {g.group: g.coordinator for g in groups}
+        deadline = time.monotonic() + self.settings.request_timeout_ms / 1000
+        while at:
+            by_node: dict[int, list[str]] = {}
+            for group, node in at.items():
+                by_node.setdefault(node, []).append(group)
+            nodes = sorted(by_node)
+            answers = await asyncio.gather(
+                *(
+                    self._send_to_itself(DeleteGroupsRequest(by_node[n]), n, retry=False)
+                    for n in nodes
+                ),
+                return_exceptions=True,
+            )
+            for n, answer in zip(nodes, answers, strict=True):
+                if isinstance(answer, AdminError):
+                    failed |= dict.fromkeys(by_node[n], answer)
+                    continue
+                if isinstance(answer, BaseException):
+                    raise answer
+                codes |= {r.group: r.error_code for r in DeleteGroupsRequest.answer(answer)}
+            # A coordinator that moved did not delete: find it again and ask once more.
+            moved = [g for g in at if codes.get(g, 0) in _MOVED]
+            if not moved or time.monotonic() > deadline:
+                break
+            at = {g: await self.group_coordinator(g) for g in moved}
         results = []
         for g in groups:
             subject = f"Group '{g.group}'"
