@@ -7,7 +7,7 @@ loads the client (bench/startup.py: `audit tail`).
 
 from __future__ import annotations
 
-import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ def __getattr__(name: str) -> Any:
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     for module in ("model", "errors", "client"):
-        loaded = importlib.import_module(f".{module}", __name__)
+        __import__(f"{__name__}.{module}")  # not importlib's: -X importtime shows this one
+        loaded = sys.modules[f"{__name__}.{module}"]
         if hasattr(loaded, name):
             value = getattr(loaded, name)
             globals()[name] = value

@@ -11,7 +11,6 @@ answer without loading aiokafka (bench/startup.py).
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 from itertools import count
@@ -186,6 +185,13 @@ _VALUED_OPTIONS = {
 }
 
 
+def _load(module: str) -> Any:
+    """The module, imported by an import statement's own path, so that `python -X importtime`
+    shows it and what it imports (it does not see importlib.import_module's)."""
+    __import__(module)
+    return sys.modules[module]
+
+
 def _chosen(argv: Sequence[str]) -> set[str]:
     """The module of the command named in `argv`; none without a command (the TUI, --help:
     the top-level help shows each command's line from _COMMANDS)."""
@@ -218,7 +224,7 @@ def build_parser(argv: Sequence[str] = (), *, every_command: bool = False) -> Re
             commands.add_parser(name, help=help_text)
         elif module not in registered:
             registered.add(module)
-            loaded = importlib.import_module(module)
+            loaded = _load(module)
             register = loaded.add_parsers if hasattr(loaded, "add_parsers") else loaded.add_parser
             register(commands)
     completion = commands.add_parser("completion", help=COMPLETION_HELP)
@@ -321,7 +327,7 @@ def _fail(message: str) -> int:
 async def _run_admin(args: argparse.Namespace, profile: Profile) -> int:
     from ..admin import KafkaAdmin
 
-    module = importlib.import_module(_COMMANDS[args.command][0])
+    module = _load(_COMMANDS[args.command][0])
     async with KafkaAdmin(profile.connection) as admin:
         return await module.run(args, profile, admin)  # type: ignore[no-any-return]
 
