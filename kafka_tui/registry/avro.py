@@ -30,6 +30,9 @@ class AvroSchema:
             for ref in references:
                 fastavro.parse_schema(json.loads(ref), named_schemas=named)
             self.parsed = fastavro.parse_schema(json.loads(text), named_schemas=named)
+            # JSON-ready already unless bytes, fixed or a logical type can occur (bench/
+            # registry_decode.py: the walk over each value was ~half of a record's decode)
+            self._convert = _has_non_json(self.parsed, named)
         except json.JSONDecodeError as exc:
             raise SchemaError(f"the Avro schema{where} is not JSON ({exc.msg})") from None
         except Exception as exc:  # fastavro's SchemaParseException, UnknownType, ...
@@ -48,7 +51,7 @@ class AvroSchema:
             raise SchemaError(
                 f"the bytes are not an Avro record of the schema ({left} byte(s) left after it)"
             )
-        return json_ready(value)
+        return json_ready(value) if self._convert else value
 
     def encode(self, value: Any) -> bytes:
         out = io.BytesIO()
@@ -72,6 +75,31 @@ def json_ready(value: Any) -> Any:
     if isinstance(value, decimal.Decimal | uuid.UUID):
         return str(value)
     return value
+
+
+def _has_non_json(schema: Any, named: dict[str, Any], seen: set[str] | None = None) -> bool:
+    """Whether values of `schema` (a parsed schema: named types by name) can hold bytes, a
+    fixed or a logical type (dates, decimals, uuids), which fastavro gives as Python
+    objects."""
+    seen = set() if seen is None else seen
+    if isinstance(schema, str):
+        if schema in ("bytes", "fixed"):
+            return True
+        if schema in named and schema not in seen:
+            seen.add(schema)
+            return _has_non_json(named[schema], named, seen)
+        return False
+    if isinstance(schema, list):
+        return any(_has_non_json(s, named, seen) for s in schema)
+    if not isinstance(schema, dict):
+        return False
+    if "logicalType" in schema or schema.get("type") in ("bytes", "fixed"):
+        return True
+    inner = [f["type"] for f in schema.get("fields", ())]
+    inner += [schema[k] for k in ("items", "values") if k in schema]
+    if isinstance(schema.get("type"), dict | list):
+        inner.append(schema["type"])
+    return any(_has_non_json(s, named, seen) for s in inner)
 
 
 def _line(exc: BaseException) -> str:

@@ -22,6 +22,7 @@ from kafka_tui.cli.registry_flags import add_registry_flags, registry_settings
 from kafka_tui.config import ConfigError, parse_settings
 from kafka_tui.devcluster.security import write_tls_material
 from kafka_tui.registry import RegistrySettings, SchemaError
+from kafka_tui.registry.avro import AvroSchema
 from kafka_tui.registry.client import RegistryClient
 from kafka_tui.registry.codec import LocalSchema, RecordSchemas
 from kafka_tui.registry.settings import shown_url
@@ -303,3 +304,36 @@ def test_tls_trusts_the_ca_file_given(tmp_path: Path) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_avro_values_come_out_json_ready() -> None:
+    schema = {
+        "type": "record",
+        "name": "Payment",
+        "fields": [
+            {"name": "id", "type": {"type": "string", "logicalType": "uuid"}},
+            {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+            {"name": "blob", "type": ["null", "bytes"]},
+            {"name": "tags", "type": {"type": "map", "values": "string"}},
+        ],
+    }
+    avro = AvroSchema(json.dumps(schema))
+    out = io.BytesIO()
+    fastavro.schemaless_writer(
+        out,
+        fastavro.parse_schema(schema),
+        {
+            "id": "6f1c5a4e-3b1e-4c5e-9a55-0f2f2d8b4c11",
+            "at": 1_795_000_000_000,
+            "blob": b"\x00\xff",
+            "tags": {"a": "b"},
+        },
+    )
+    value = avro.decode(out.getvalue())
+    assert value == {
+        "id": "6f1c5a4e-3b1e-4c5e-9a55-0f2f2d8b4c11",
+        "at": "2026-11-18T11:06:40+00:00",
+        "blob": "AP8=",
+        "tags": {"a": "b"},
+    }
+    json.dumps(value)  # nothing that JSON cannot hold
