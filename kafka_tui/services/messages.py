@@ -364,20 +364,21 @@ def records_from_file(
     UsageError naming the file and line. Each object's `key_format` / `value_format`
     (default auto) says how its key and value are written back."""
     ks, vs = sides(schemas)
+    subjects = (f"{topic}-key", f"{topic}-value")
+    loads = json.JSONDecoder().decode
     for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}, line {number}"
         try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise UsageError(f"{where}: not a JSON object: {exc}") from None
-        if not isinstance(obj, dict):
-            raise UsageError(f'{where}: expected a record object ({{"value": ...}})')
-        try:
-            yield _from_object(obj, keep_partitions, keep_timestamps, ks, vs, topic)
-        except (EncodeError, TypeError, ValueError) as exc:
-            raise UsageError(f"{where}: {exc}") from None
+            obj = loads(line)
+            if not isinstance(obj, dict):
+                raise UsageError('expected a record object ({"value": ...})')
+            record = _from_object(obj, keep_partitions, keep_timestamps, ks, vs, subjects)
+        except (UsageError, EncodeError, TypeError) as exc:
+            raise UsageError(f"{path}, line {number}: {exc}") from None
+        except ValueError as exc:  # json's
+            if not line.strip():
+                continue
+            raise UsageError(f"{path}, line {number}: not JSON: {exc}") from None
+        yield record
 
 
 def _from_object(
@@ -386,27 +387,29 @@ def _from_object(
     keep_timestamps: bool,
     key_schemas: SchemaCodec | None,
     value_schemas: SchemaCodec | None,
-    topic: str,
+    subjects: tuple[str, str],
 ) -> OutgoingRecord:
     kf = obj.get("key_format") or "auto"
     vf = obj.get("value_format") or "auto"
     if kf not in FORMATS or vf not in FORMATS:
-        raise ValueError(f"unknown format (formats: {', '.join(FORMATS)})")
-    headers = []
-    for pair in obj.get("headers") or ():
-        name, value = pair
-        headers.append((str(name), None if value is None else str(value).encode()))
-    schema_id = obj.get("schema_id") if vf in SCHEMA_FORMATS else None
+        raise UsageError(f"unknown format (formats: {', '.join(FORMATS)})")
+    headers = obj.get("headers")
+    if headers:
+        headers = [
+            (str(name), None if value is None else str(value).encode()) for name, value in headers
+        ]
     partition = obj.get("partition") if keep_partitions else None
     timestamp = obj.get("timestamp") if keep_timestamps else None
-    for name, number in (("partition", partition), ("timestamp", timestamp)):
-        if number is not None and (not isinstance(number, int) or number < 0):
-            raise ValueError(f'"{name}" must be a whole number >= 0, not {number!r}')
+    if partition is not None and (type(partition) is not int or partition < 0):
+        raise UsageError(f'"partition" must be a whole number >= 0, not {partition!r}')
+    if timestamp is not None and (type(timestamp) is not int or timestamp < 0):
+        raise UsageError(f'"timestamp" must be a whole number >= 0, not {timestamp!r}')
+    # the record's schema id is its value's (see `document`)
+    schema_id = obj.get("schema_id") if vf in SCHEMA_FORMATS else None
     return OutgoingRecord(
-        encode(obj.get("key"), kf, key_schemas, f"{topic}-key"),
-        # the record's schema id is its value's (see `document`)
-        encode(obj.get("value"), vf, value_schemas, f"{topic}-value", schema_id=schema_id),
-        tuple(headers),
+        encode(obj.get("key"), kf, key_schemas, subjects[0]),
+        encode(obj.get("value"), vf, value_schemas, subjects[1], schema_id=schema_id),
+        tuple(headers) if headers else (),
         partition,
         timestamp,
     )

@@ -158,3 +158,34 @@ def test_a_record_line_is_the_record_object_as_json(
     line = record_line(record, decode(key, kf), decode(value, vf), json.dumps(record.topic))
     assert "\n" not in line
     assert json.loads(line) == expected
+
+
+def test_a_file_of_record_objects_is_read_back_or_refused_naming_the_line() -> None:
+    from pathlib import Path
+
+    from kafka_tui.services.messages import records_from_file
+    from kafka_tui.services.parsing import UsageError
+
+    path = Path("in.jsonl")
+    good = [
+        '{"key": "k", "value": {"a": 1}, "headers": [["h", "v"]], "partition": 1, '
+        '"timestamp": 5}\n',
+        "\n",
+        '{"key": null, "value": "/w==", "value_format": "bytes"}\n',
+    ]
+    first, second = records_from_file(path, good)
+    assert (first.key, first.value, first.headers) == (b"k", b'{"a":1}', (("h", b"v"),))
+    assert (first.partition, first.timestamp) == (1, 5)
+    assert (second.key, second.value) == (None, b"\xff")
+    assert next(records_from_file(path, good[:1], keep_partitions=False)).partition is None
+    for line, said in (
+        ("{oops", "in.jsonl, line 2: not JSON: "),
+        ("[1]", 'in.jsonl, line 2: expected a record object ({"value": ...})'),
+        (
+            '{"value": "x", "partition": -1}',
+            'in.jsonl, line 2: "partition" must be a whole number >= 0',
+        ),
+        ('{"value": "!!", "value_format": "bytes"}', "in.jsonl, line 2: '!!' is not base64"),
+    ):
+        with pytest.raises(UsageError, match="^" + said.replace("(", r"\(").replace(")", r"\)")):
+            list(records_from_file(path, [good[0], line]))
