@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .main import RecordingParser
+    from .command_line import RecordingParser
 
 FUNCTION = "_kafka_tui"
 PROGRAM = "kafka-tui"

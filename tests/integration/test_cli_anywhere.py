@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from kafka_tui.cli.command_line import build_parser
 from kafka_tui.cli.completion import script
-from kafka_tui.cli.main import build_parser, main
+from kafka_tui.cli.main import main
 
 from ..conftest import Cluster
 

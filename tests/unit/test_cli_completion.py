@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from kafka_tui.cli.command_line import CommandParser, build_parser
 from kafka_tui.cli.completion import script
-from kafka_tui.cli.main import CommandParser, build_parser, main
+from kafka_tui.cli.main import main
 
 BASH = shutil.which("bash") or "/bin/bash"
 

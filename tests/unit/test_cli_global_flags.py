@@ -7,10 +7,12 @@ import argparse
 import contextlib
 import difflib
 import io
+import subprocess
+import sys
 
 import pytest
 
-from kafka_tui.cli.main import GLOBAL_DEFAULTS, GLOBAL_TITLE, build_parser, parse_args
+from kafka_tui.cli.command_line import GLOBAL_DEFAULTS, GLOBAL_TITLE, build_parser, parse_args
 
 DELETE = ["topics", "delete", "--topic", "x-.*", "--yes"]
 
@@ -122,3 +124,22 @@ def _help_of(parser: argparse.ArgumentParser, words: list[str]) -> str:
     with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
         parser.parse_args([*words, "--help"])
     return out.getvalue()
+
+
+def test_version_and_help_load_only_what_they_print() -> None:
+    """--version answers before argparse (or typing) is imported; --help loads no command's
+    module, hence neither aiokafka nor the admin layer (bench/startup.py has the times)."""
+    code = """
+import contextlib, io, sys
+from kafka_tui.cli import main
+main(["--version"])
+print(sorted(m for m in ("argparse", "typing") if m in sys.modules))
+with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):
+    main(["--help"])
+from kafka_tui.cli.main import _COMMANDS
+heavy = ("aiokafka", "kafka_tui.admin", "kafka_tui.config", "kafka_tui.devcluster", "textual")
+commands = {module for module, _ in _COMMANDS.values()}
+print(sorted(m for m in sys.modules if m.startswith(heavy) or m in commands))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.splitlines()[1:] == ["[]", "[]"], proc.stdout + proc.stderr
