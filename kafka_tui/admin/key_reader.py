@@ -140,15 +140,17 @@ async def read_keys(
                 reading = current.get(tp)
                 if reading is None:
                     continue
-                for record in records:
-                    if reading.start <= record.offset < reading.end:
-                        keys.append(record.key)
-                        sizes.append(
-                            max(0, record.serialized_key_size)
-                            + max(0, record.serialized_value_size)
-                        )
-                        stamps.append(record.timestamp)
-                partitions += [tp.partition] * (len(keys) - len(partitions))
+                if records and not (
+                    reading.start <= records[0].offset and records[-1].offset < reading.end
+                ):
+                    records = [r for r in records if reading.start <= r.offset < reading.end]
+                keys += [r.key for r in records]
+                # a null key or value has size -1
+                sizes += [
+                    max(0, r.serialized_key_size) + max(0, r.serialized_value_size) for r in records
+                ]
+                stamps += [r.timestamp for r in records]
+                partitions += [tp.partition] * len(records)
             if keys:
                 take((partitions, keys, sizes, stamps))
                 read += len(keys)
