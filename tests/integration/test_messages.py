@@ -118,35 +118,65 @@ def test_every_codec_headers_tombstones_and_bytes_read_back_as_record_objects(
     assert docs[0]["value"] == NOT_UTF8.hex() and len(docs) == 4 * len(CODECS) - 2
 
 
-async def transactions(bootstrap: str, topic: str) -> None:
-    """committed A, aborted B, committed C: each transaction's commit or abort marker takes
-    an offset, and the partition's last offset is a commit marker."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, transactional_id=topic)
-    await producer.start()
+async def ends(bootstrap: str, topic: str, isolation: str) -> int:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, isolation_level=isolation)
+    await consumer.start()
     try:
-        for value, commit in ((b"A", True), (b"B", False), (b"C", True)):
-            await producer.begin_transaction()
-            await producer.send_and_wait(topic, value)
-            if commit:
-                await producer.commit_transaction()
-            else:
-                await producer.abort_transaction()
+        tp = TopicPartition(topic, 0)
+        return int((await consumer.end_offsets([tp]))[tp])
     finally:
-        await producer.stop()
+        await consumer.stop()
 
 
-def test_isolation_levels_hide_or_show_aborted_transactions(
+async def markers_written(bootstrap: str, topic: str) -> None:
+    """Until the last stable offset meets the high watermark: a commit returns once the
+    coordinator decided it; its markers reach the partition a moment later."""
+    deadline = time.monotonic() + 30
+    while await ends(bootstrap, topic, "read_committed") < await ends(
+        bootstrap, topic, "read_uncommitted"
+    ):
+        assert time.monotonic() < deadline, "transaction markers not written in 30 s"
+        await asyncio.sleep(0.1)
+
+
+def test_isolation_levels_hide_or_show_aborted_and_open_transactions(
     cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
 ) -> None:
     topic = topic_name()
-    asyncio.run(create(cluster.bootstrap_servers, TopicSpec(topic, 1, 3)))
-    asyncio.run(transactions(cluster.bootstrap_servers, topic))
-    code, committed = read_jsonl(capsys, cluster, topic)
-    assert code == 0
-    # offsets: A 0, marker 1, B 2, abort 3, C 4, marker 5
-    assert [(d["value"], d["offset"]) for d in committed] == [("A", 0), ("C", 4)]
-    _, everything = read_jsonl(capsys, cluster, topic, "--isolation", "read_uncommitted")
-    assert [(d["value"], d["offset"]) for d in everything] == [("A", 0), ("B", 2), ("C", 4)]
+    servers = cluster.bootstrap_servers
+    asyncio.run(create(servers, TopicSpec(topic, 1, 3)))
+
+    def read(*args: str) -> list[tuple[str, int]]:
+        code, docs = read_jsonl(capsys, cluster, topic, *args)
+        assert code == 0
+        return [(d["value"], d["offset"]) for d in docs]
+
+    async def scenario() -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+        producer = AIOKafkaProducer(bootstrap_servers=servers, transactional_id=topic)
+        await producer.start()
+        try:
+            for value, commit in ((b"A", True), (b"B", False), (b"C", True)):
+                await producer.begin_transaction()
+                await producer.send_and_wait(topic, value)
+                if commit:
+                    await producer.commit_transaction()
+                else:
+                    await producer.abort_transaction()
+            await markers_written(servers, topic)
+            # D's transaction stays open while both reads run (each ends, neither waits)
+            await producer.begin_transaction()
+            await producer.send_and_wait(topic, b"D")
+            committed = await asyncio.to_thread(read)
+            everything = await asyncio.to_thread(read, "--isolation", "read_uncommitted")
+            await producer.abort_transaction()
+        finally:
+            await producer.stop()
+        return committed, everything
+
+    committed, everything = asyncio.run(scenario())
+    # offsets: A 0, its commit marker 1, B 2, abort marker 3, C 4, commit marker 5, D 6
+    assert committed == [("A", 0), ("C", 4)]
+    assert everything == [("A", 0), ("B", 2), ("C", 4), ("D", 6)]
 
 
 def test_start_stop_filter_and_group_commit(
@@ -322,15 +352,16 @@ def test_bad_input_is_one_sentence(
         assert said in err and len(err.strip().splitlines()) == 1, (args, err)
 
 
-def test_follow_prints_new_records_and_ctrl_c_ends_it(
+def test_follow_prints_new_records_and_ctrl_c_ends_it_committing_what_was_read(
     kraft_cluster: Cluster, topic_name: Names
 ) -> None:
-    topic = topic_name()
+    topic, group = topic_name(), topic_name("group")
     servers = kraft_cluster.bootstrap_servers
     asyncio.run(create(servers, TopicSpec(topic, 1, 1)))
     asyncio.run(send(servers, topic, [{"value": b"before"}]))
     command = [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", servers]
     command += ["--output", "jsonl", "messages", "read", topic, "--follow", "--from-beginning"]
+    command += ["--group", group]
     follower = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ | {"NO_COLOR": "1"}
     )
@@ -341,6 +372,7 @@ def test_follow_prints_new_records_and_ctrl_c_ends_it(
         assert json.loads(follower.stdout.readline())["value"] == "after"
         follower.send_signal(signal.SIGINT)
         assert follower.wait(30) == 0, follower.stderr.read() if follower.stderr else ""
+        assert asyncio.run(committed(servers, group, TopicPartition(topic, 0))) == 2
     finally:
         if follower.poll() is None:
             follower.kill()
