@@ -13,6 +13,7 @@ more after a fresh read; a coordinator that moved is found again with FindCoordi
 from __future__ import annotations
 
 import asyncio
+import bisect
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -35,12 +36,11 @@ from .sampling import AdminSampling
 # A partition's leader moved or is not known yet: read the metadata again and ask once more.
 _LEADER_MOVED = frozenset({3, 5, 6, 74, 75})  # UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE,
 # NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH
-# A Fetch for the record at a committed offset: a typical batch fits; one larger than this is
+# A Fetch for the records at committed offsets: a typical batch fits; one larger than this is
 # returned whole only for a request's first partition (KIP-74), so a partition whose batch did
 # not come whole is asked again alone.
 _PEEK_BYTES = 65_536
 _PEEK_TOTAL_BYTES = 16_777_216
-_PEEKS_ALONE_IN_FLIGHT = 8
 _COORDINATOR_SOON = frozenset({"COORDINATOR_NOT_AVAILABLE", "COORDINATOR_LOAD_IN_PROGRESS"})
 
 
@@ -188,74 +188,72 @@ class AdminGroupWork(AdminSampling, AdminGroupOffsets):
         return result
 
     async def records_at(
-        self, positions: Mapping[tuple[str, int], int]
-    ) -> dict[tuple[str, int], RecordAt]:
-        """The first data record at or after each position ((topic, partition) -> offset):
-        one small Fetch per leader (read_uncommitted: what the log holds). A partition left
-        out has no record there (the offset is the log end, or was deleted by retention:
-        OFFSET_OUT_OF_RANGE), or its batch could not be read."""
-        if not positions:
-            return {}
-        by_leader = await self._leaders(sorted({t for t, _ in positions}))
-        found: dict[tuple[str, int], RecordAt] = {}
-        alone: list[tuple[int, tuple[str, int]]] = []
-        answers = await asyncio.gather(
-            *(
-                self._peek(b, [tp for tp in parts if tp in positions], positions, _PEEK_BYTES)
-                for b, parts in by_leader.items()
-            ),
-            return_exceptions=True,
-        )
-        for b, answer in zip(by_leader, answers, strict=True):
-            if isinstance(answer, AdminError):
-                continue
-            if isinstance(answer, BaseException):
-                raise answer
-            read, partial = answer
-            found |= read
-            alone += [(b, tp) for tp in partial]
-        for start in range(0, len(alone), _PEEKS_ALONE_IN_FLIGHT):
-            wave = alone[start : start + _PEEKS_ALONE_IN_FLIGHT]
-            more = await asyncio.gather(
-                *(self._peek(b, [tp], positions, _PEEK_TOTAL_BYTES) for b, tp in wave),
+        self, positions: Mapping[tuple[str, int], Sequence[int]]
+    ) -> dict[tuple[str, int, int], RecordAt]:
+        """The first data record at or after each offset of each partition ((topic,
+        partition) -> offsets; read_uncommitted: what the log holds): one small Fetch per
+        leader from each partition's lowest offset not yet found, every offset the returned
+        batches cover found from them, again from the next one until none is left (many
+        groups at different offsets of one partition cost a Fetch per ~64 KB of log between
+        them, not one each). An offset left out has no record there (the log end, or deleted
+        by retention: OFFSET_OUT_OF_RANGE), or its batch could not be read."""
+        wanted = {tp: sorted(set(offsets)) for tp, offsets in positions.items() if offsets}
+        found: dict[tuple[str, int, int], RecordAt] = {}
+        if not wanted:
+            return found
+        by_leader = await self._leaders(sorted({t for t, _ in wanted}))
+        leader_of = {tp: b for b, parts in by_leader.items() for tp in parts}
+        wanted = {tp: offsets for tp, offsets in wanted.items() if tp in leader_of}
+        while wanted:
+            asked: dict[int, dict[tuple[str, int], int]] = {}
+            for tp, offsets in wanted.items():
+                asked.setdefault(leader_of[tp], {})[tp] = offsets[0]
+            answers = await asyncio.gather(
+                *(self._peek(b, parts, _PEEK_BYTES) for b, parts in asked.items()),
                 return_exceptions=True,
             )
-            for answer in more:
-                if isinstance(answer, tuple):
-                    found |= answer[0]
+            progress: dict[tuple[str, int], list[int]] = {}
+            cut: list[tuple[str, int]] = []  # data came, but no whole batch of it
+            for answer in answers:
+                if isinstance(answer, AdminError):
+                    continue  # that leader's partitions stay unknown
+                if isinstance(answer, BaseException):
+                    raise answer
+                for tp, (records, some) in answer.items():
+                    if some and not records:
+                        cut.append(tp)
+                    left = _resolve(tp, wanted[tp], records, found)
+                    if left and left[0] > wanted[tp][0]:
+                        progress[tp] = left
+            # A batch larger than the limit comes whole only as a request's first partition
+            # (KIP-74): such a partition is asked again alone, with room for its batch.
+            for tp in cut:
+                alone = await self._peek(leader_of[tp], {tp: wanted[tp][0]}, _PEEK_TOTAL_BYTES)
+                left = _resolve(tp, wanted[tp], alone.get(tp, ([], False))[0], found)
+                if left and left[0] > wanted[tp][0]:
+                    progress[tp] = left
+            wanted = progress
         return found
 
     async def _peek(
-        self,
-        broker: int,
-        partitions: Sequence[tuple[str, int]],
-        positions: Mapping[tuple[str, int], int],
-        partition_bytes: int,
-    ) -> tuple[dict[tuple[str, int], RecordAt], list[tuple[str, int]]]:
-        """The records at `positions` of `partitions` from one leader; second: the
-        partitions whose batch did not come whole (ask again alone)."""
-        if not partitions:
-            return {}, []
+        self, broker: int, starts: Mapping[tuple[str, int], int], partition_bytes: int
+    ) -> dict[tuple[str, int], tuple[list[tuple[int, int]], bool]]:
+        """The data records (offset, timestamp) the leader returns from each partition's
+        start, and whether it returned any bytes; a partition that answered an error
+        (OFFSET_OUT_OF_RANGE and the like) is left out."""
         by_topic: dict[str, list[tuple[int, int, int]]] = {}
-        for t, p in partitions:
-            by_topic.setdefault(t, []).append((p, positions[(t, p)], partition_bytes))
+        for (t, p), offset in starts.items():
+            by_topic.setdefault(t, []).append((p, offset, partition_bytes))
         request = FetchRequest(0, 0, _PEEK_TOTAL_BYTES, 0, list(by_topic.items()))
         answer = await self._send_to_itself(request, broker)
-        found: dict[tuple[str, int], RecordAt] = {}
-        partial: list[tuple[str, int]] = []
+        read: dict[tuple[str, int], tuple[list[tuple[int, int]], bool]] = {}
         # Not to_object(): it fails on a null aborted_transactions. Every version from v4
         # puts the partition first, its error second and the records last.
         for topic, parts in answer.topics:
             for p in parts:
-                key = (topic, p[0])
-                if p[1]:
-                    continue  # OFFSET_OUT_OF_RANGE and the like: nothing to read there
-                record = _first_at(p[-1], positions[key])
-                if record is None and p[-1]:
-                    partial.append(key)
-                elif record is not None:
-                    found[key] = record
-        return found, partial
+                if not p[1]:
+                    read[(topic, p[0])] = (_records_in(p[-1]), bool(p[-1]))
+        return read
 
     # -- changes --------------------------------------------------------------------------
 
@@ -396,21 +394,38 @@ def _by_topic_text(offsets: Mapping[tuple[str, int], int]) -> dict[str, dict[str
     return out
 
 
-def _first_at(data: bytes | None, offset: int) -> RecordAt | None:
-    """The first data record at or after `offset` in these batches; None when no whole data
-    batch holds one (a truncated batch, only control batches, or a codec this Python lacks)."""
+def _resolve(
+    tp: tuple[str, int],
+    offsets: Sequence[int],
+    records: Sequence[tuple[int, int]],
+    found: dict[tuple[str, int, int], RecordAt],
+) -> list[int]:
+    """Find each of `offsets` (sorted) among `records` (offset order): the first record at or
+    after it, if the records reach that far. Returns the offsets left."""
+    left = []
+    for offset in offsets:
+        at = bisect.bisect_left(records, (offset, -(2**63)))
+        if at < len(records):
+            found[(tp[0], tp[1], offset)] = RecordAt(*records[at])
+        else:
+            left.append(offset)
+    return left
+
+
+def _records_in(data: bytes | None) -> list[tuple[int, int]]:
+    """(offset, timestamp) of every data record of the whole batches in `data` (control
+    batches skipped; a truncated last batch, or a codec this Python lacks, ends the list)."""
     from aiokafka.record.memory_records import MemoryRecords
 
+    out: list[tuple[int, int]] = []
     if not data:
-        return None
+        return out
     records = MemoryRecords(data)
     try:
         while (batch := records.next_batch()) is not None:
             if getattr(batch, "is_control_batch", False):
                 continue
-            for record in batch:
-                if record.offset >= offset:
-                    return RecordAt(record.offset, record.timestamp)
-    except Exception:  # a corrupt or truncated batch tells nothing
-        return None
-    return None
+            out += [(record.offset, record.timestamp) for record in batch]
+    except Exception:  # a corrupt or truncated batch: what came before it stands
+        return out
+    return out

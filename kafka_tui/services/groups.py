@@ -348,20 +348,12 @@ async def _records(
     admin: AdminPort, wanted: Mapping[tuple[str, int, int], None]
 ) -> dict[tuple[str, int, int], tuple[int, int]]:
     """(topic, partition, offset) -> (the first record's offset at or after it, its
-    timestamp). Several groups at different offsets of one partition: one Fetch each round."""
-    found: dict[tuple[str, int, int], tuple[int, int]] = {}
-    rounds: dict[Partition, list[int]] = {}
+    timestamp)."""
+    positions: dict[Partition, list[int]] = {}
     for t, p, o in wanted:
-        rounds.setdefault((t, p), []).append(o)
-    while rounds:
-        batch = {tp: offsets.pop() for tp, offsets in rounds.items()}
-        rounds = {tp: offsets for tp, offsets in rounds.items() if offsets}
-        answer = await admin.records_at(batch)
-        for tp, offset in batch.items():
-            record = answer.get(tp)
-            if record is not None:
-                found[(tp[0], tp[1], offset)] = (record.offset, record.timestamp)
-    return found
+        positions.setdefault((t, p), []).append(o)
+    found = await admin.records_at(positions)
+    return {key: (r.offset, r.timestamp) for key, r in found.items()}
 
 
 def _view(

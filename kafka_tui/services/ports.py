@@ -115,8 +115,8 @@ class AdminPort(Protocol):
     ) -> dict[tuple[str, int], ListedOffset]: ...
 
     async def records_at(
-        self, positions: Mapping[tuple[str, int], int]
-    ) -> dict[tuple[str, int], RecordAt]: ...
+        self, positions: Mapping[tuple[str, int], Sequence[int]]
+    ) -> dict[tuple[str, int, int], RecordAt]: ...
 
     async def sample_last_batches(
         self, topics: Sequence[str], *, timeout_s: float = 5.0
