@@ -2,13 +2,13 @@
 --output OUT --master URL [--conf KEY=VALUE]...`.
 
 JOB (a private file: it carries the profile's connection settings, secrets included, pickled)
-holds the topic, the offset ranges and the connection settings. A DataFrame of the ranges, one
-per task, goes through `mapInArrow`: each executor reads its range with kafka-tui's own reader
-(admin/key_reader.py, aiokafka; the DataFrame API, so Spark Connect `sc://` works too and no
-Kafka jar is needed anywhere) and yields its tally (planning/key_stats.py); Spark groups the
-tallies by (partition, key) and only that table (one row per distinct key) comes back to the
-driver, written to OUT as Arrow IPC for `key_stats.merge` and `key_stats.report`, the same
-calls the in-process engine ends with.
+holds the topic, the offset ranges and the connection settings. `spark.range` over the ranges'
+indexes, one per task, goes through `mapInArrow`: each executor reads its range with
+kafka-tui's own reader (admin/key_reader.py, aiokafka; the DataFrame API, so Spark Connect
+`sc://` works too and no Kafka jar is needed anywhere) and yields its tally
+(planning/key_stats.py); Spark groups the tallies by (partition, key) and only that table (one
+row per distinct key and partition) comes back to the driver, written to OUT as Arrow IPC for
+`key_stats.merge` and `key_stats.report`, the same calls the in-process engine ends with.
 
 Progress: JSON lines on stdout (`{"stage", "done", "total"}`; `{"stage": "error", "message"}`),
 as planning/spark_job.py writes them, so services/key_report.py follows it the same way; the
@@ -53,23 +53,20 @@ def _progress(stream: TextIO, stage: str, done: int, total: int) -> None:
     stream.flush()
 
 
-def tally_ranges(
-    settings: ConnectionSettings, topic: str
-) -> Any:  # Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
-    """The executors' function: each range row read and tallied, the tally yielded."""
+def tally_ranges(settings: ConnectionSettings, topic: str, ranges: list[OffsetRange]) -> Any:
+    """The executors' function over `spark.range` ids: range `id` read, its tally yielded."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         for batch in batches:
-            for row in batch.to_pylist():
-                yield from _tally_range(settings, topic, row).to_batches()
+            for index in batch.column(0).to_pylist():
+                yield from _tally_range(settings, topic, ranges[index]).to_batches()
 
     return run
 
 
-def _tally_range(settings: ConnectionSettings, topic: str, row: dict[str, int]) -> Any:
+def _tally_range(settings: ConnectionSettings, topic: str, offsets: OffsetRange) -> Any:
     aggregator = key_stats.KeyAggregator()
-    ranges = [OffsetRange(row["partition"], row["start"], row["end"])]
-    asyncio.run(read_keys(settings, topic, ranges, lambda c: aggregator.add_rows(*c)))
+    asyncio.run(read_keys(settings, topic, [offsets], lambda c: aggregator.add_rows(*c)))
     return aggregator.tally()
 
 
@@ -139,12 +136,11 @@ def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[
             _progress(progress, "session", 1, 1)
             from pyspark.sql import functions as F
 
-            rows = [(i, r.partition, r.start, r.end) for i, r in enumerate(ranges)]
+            # One range per task: spark.range splits its ids evenly, so n ids in n slices
+            # give each task one id (no sampling job, as repartitionByRange would run).
             frame = (
-                spark.createDataFrame(rows, "index long, partition int, start long, end long")
-                .repartitionByRange(max(1, total), "index")  # one range per task
-                .select("partition", "start", "end")
-                .mapInArrow(tally_ranges(job["settings"], job["topic"]), _TALLY_DDL)
+                spark.range(0, total, 1, max(1, total))
+                .mapInArrow(tally_ranges(job["settings"], job["topic"], ranges), _TALLY_DDL)
                 .groupBy("partition", "key")
                 .agg(
                     F.sum("records").alias("records"),
