@@ -12,6 +12,8 @@ In one run, in rounds (the order reversed every other round), each a fresh proce
                                  `--jvm-rounds` of them)
   kafka-tui topics create T      one topic, beside one raw CreateTopics process
                                  (bench/raw_admin.py: aiokafka's own admin client)
+  confluent-kafka describe/create the same through confluent-kafka's AdminClient
+                                 (bench/confluent_admin.py), where that package is installed
 `--before SRC` also times another checkout (e.g. `git archive COMMIT | tar -x -C SRC`) for each
 command that does not need the cluster. Then a `-X importtime` summary: the packages whose
 imports cost the most in `--help`, `topics list --help` and `topics describe`.
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import os
 import resource
 import shutil
@@ -43,6 +46,8 @@ STATE = Path(tempfile.mkdtemp(prefix="kafka-tui-startup-"))
 CPU: dict[str, list[float]] = defaultdict(list)  # each process's CPU seconds, as `times`
 # What the console script runs, from another checkout (PYTHONPATH and working directory).
 BEFORE = [sys.executable, "-c", "import sys; from kafka_tui.cli import main; sys.exit(main())"]
+# confluent-kafka's AdminClient (librdkafka) as a Python user's alternative, where installed.
+CONFLUENT = importlib.util.find_spec("confluent_kafka") is not None
 
 
 def _env(src: str | None = None) -> dict[str, str]:
@@ -148,6 +153,9 @@ def run(args: argparse.Namespace, bootstrap: str | None) -> dict[str, list[float
         if shutil.which("kcat"):
             kcat = ["kcat", "-L", "-b", bootstrap, "-t", topic]
             remote["kcat -L -t"] = lambda: timed(kcat, env)
+        if CONFLUENT:
+            ck = [sys.executable, str(HERE / "confluent_admin.py"), "describe", bootstrap, topic]
+            remote["confluent-kafka describe"] = lambda: timed(ck, env)
         jvm["kafka-topics.sh --describe"] = lambda: timed(_topic_command(bootstrap, topic), env)
     for k in range(args.rounds):
         order = [*local.items(), *remote.items()]
@@ -188,6 +196,13 @@ def _create_pair(
             ),
             "raw CreateTopics": (raw, ["--partitions", "1", "--rf", "1"], env, None),
         }
+        if CONFLUENT:
+            commands["confluent-kafka create"] = (
+                [sys.executable, str(HERE / "confluent_admin.py"), "create", bootstrap],
+                [f"startup-bench-confluent-{k}"],
+                env,
+                None,
+            )
         if before:
             commands["before: kafka-tui topics create"] = (
                 [*BEFORE, "--bootstrap-server", bootstrap, "topics", "create"],
@@ -199,8 +214,8 @@ def _create_pair(
         for name, (cmd, rest, cmd_env, cwd) in order if k % 2 == 0 else reversed(order):
             times[name].append(timed([*cmd, *rest], cmd_env, cwd))
             CPU[name].append(LAST_CPU[0])
-    names = [f"startup-bench-{who}-{k}" for who in ("ours", "raw", "before")]
-    _delete(bootstrap, names[:3] if before else names[:2])
+    whose = ["ours", "raw"] + (["before"] if before else []) + (["confluent"] if CONFLUENT else [])
+    _delete(bootstrap, [f"startup-bench-{who}-{k}" for who in whose])
 
 
 def report(times: dict[str, list[float]]) -> None:
@@ -222,6 +237,8 @@ def report(times: dict[str, list[float]]) -> None:
         ("kafka-tui --version", "kafka-tui -v --version", "the --version shortcut"),
         ("kafka-tui topics describe", "kcat -L -t", "describe / kcat"),
         ("kafka-tui topics describe", "kafka-topics.sh --describe", "describe / kafka-topics.sh"),
+        ("kafka-tui topics describe", "confluent-kafka describe", "describe / confluent-kafka"),
+        ("kafka-tui topics create", "confluent-kafka create", "create / confluent-kafka"),
         ("kafka-tui topics create", "raw CreateTopics", "create / raw (goal 1.3x)"),
         ("before: kafka-tui topics create", "raw CreateTopics", "before: create / raw"),
     ]
