@@ -6,6 +6,7 @@ schema is fetched and parsed once per id."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,18 @@ class _Shared:
         self.lock = threading.Lock()
         self.parsed: dict[int, Any] = {}
         self.failed: dict[int, SchemaError] = {}
+        # A subject's id as encoding found it (the latest version, or a schema file's looked
+        # up or registered), asked once: a produce of a million records asks once, not each.
+        self.subject_ids: dict[tuple[str, Path | None, bool], int] = {}
+
+    def subject_id(self, key: tuple[str, Path | None, bool], ask: Callable[[], int]) -> int:
+        with self.lock:
+            found = self.subject_ids.get(key)
+        if found is None:
+            found = ask()
+            with self.lock:
+                self.subject_ids[key] = found
+        return found
 
     def by_id(self, schema_id: int) -> Any:
         with self.lock:
@@ -118,6 +131,13 @@ class _Shared:
                 into[ref.name] = found.text
                 self._imports(found, into)
         return into
+
+
+def _latest(client: RegistryClient, subject: str) -> int:
+    latest = client.version(subject, "latest")
+    if latest.schema_id is None:
+        raise SchemaError(f"the schema registry answered subject '{subject}' without an id")
+    return latest.schema_id
 
 
 class RecordSchemas:
@@ -245,9 +265,13 @@ class RecordSchemas:
                 if register:
                     raise SchemaError("registering a schema needs a schema registry")
                 return self._payload(parsed, value, message)
-            schema = local.registered()
-            schema_id = (
-                client.register(subject, schema) if register else client.lookup(subject, schema)
+            schema_id = self._shared.subject_id(
+                (subject, local.path, register),
+                lambda: (
+                    client.register(subject, local.registered())
+                    if register
+                    else client.lookup(subject, local.registered())
+                ),
             )
         elif register:
             raise SchemaError(f"registering needs a schema file for the {self.which}")
@@ -258,10 +282,9 @@ class RecordSchemas:
                 raise SchemaError(
                     f"{fmt} needs a schema registry or a schema file for the {self.which}"
                 )
-            latest = client.version(subject, "latest")
-            if latest.schema_id is None:
-                raise SchemaError(f"the schema registry answered subject '{subject}' without an id")
-            schema_id = latest.schema_id
+            schema_id = self._shared.subject_id(
+                (subject, None, False), lambda: _latest(client, subject)
+            )
             parsed = self._shared.by_id(schema_id)
         if parsed.format != fmt:
             raise SchemaError(f"schema id {schema_id} is {_NAMED[parsed.format]} schema, not {fmt}")

@@ -229,7 +229,7 @@ class _Registry(http.server.BaseHTTPRequestHandler):
         seen.append(login)
         basic = "Basic " + base64.b64encode(b"admin:s3cret").decode()
         if login in (basic, "Bearer t0ken"):
-            status, body = 200, {"schema": '"string"'}
+            status, body = 200, {"id": 1, "schema": '"string"'}
         elif login == "Basic " + base64.b64encode(b"viewer:s3cret").decode():
             status, body = 403, {"error_code": 40301, "message": "User is denied"}
         else:
@@ -281,6 +281,16 @@ def test_basic_and_bearer_logins_and_refusals_are_sentences(login_registry: str)
     with pytest.raises(SchemaError, match="refused the login"):
         schema()
     assert seen[-1] is None  # no login given: none sent
+
+
+def test_encoding_asks_the_registry_once_per_subject(login_registry: str) -> None:
+    schemas = RecordSchemas(RegistryClient(RegistrySettings(login_registry, token="t0ken")))
+    asked = len(seen)
+    records = [schemas.encode(f"r{i}", "avro", subject="x-value") for i in range(100)]
+    assert records[0] == b"\x00\x00\x00\x00\x01\x04r0"
+    assert len(seen) - asked == 2  # the subject's latest version, then its schema by id
+    assert schemas.decode(records[99], None) == ("r99", "avro", 1)
+    assert len(seen) - asked == 2
 
 
 def test_tls_trusts_the_ca_file_given(tmp_path: Path) -> None:
