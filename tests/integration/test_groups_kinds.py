@@ -27,7 +27,6 @@ from .test_consumer_groups import PER_PARTITION, create, produce_keyed
 from .test_group_kinds import (
     StreamsMember,
     consumer,
-    read_all,
     running,
     share_consumer,
     share_from_earliest,
@@ -101,8 +100,19 @@ def test_a_share_group_shows_its_start_offsets_and_is_reset_while_empty(
             await share_from_earliest(admin, group)
 
     asyncio.run(earliest())
-    everything = str(PARTITIONS * PER_PARTITION)
-    read_all(share_consumer(kraft_cluster, topic, group, "--max-messages", everything))
+    with running(share_consumer(kraft_cluster, topic, group)):
+        reading = _until(
+            kraft_cluster,
+            group,
+            lambda v: (
+                v.state == "Stable"
+                and sum(len(m.assignment) for m in v.members or ()) == PARTITIONS
+            ),
+        )
+    assert reading.type == "share" and reading.protocol == "simple"
+    [member] = reading.members or ()
+    assert member.client_id.startswith("console-share-consumer")
+    assert member.assignment == tuple((topic, p) for p in range(PARTITIONS))
     # Every record read and acknowledged: lag 0 as the coordinator counts it, whatever start
     # offset the share state persisted so far (0 here on 4.4).
     view = _until(kraft_cluster, group, lambda v: v.state == "Empty" and v.lag == 0)
