@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -60,12 +60,15 @@ class Start:
     """Where each partition's read starts: exactly one of the fields (none: the beginning).
     `offset`: that offset; `timestamp` (ms): the first record at or after it (ListOffsets by
     timestamp; the log end where none is that new); `last`: the last N records (end - N,
-    clamped to the log start); `end`: only records produced from now on."""
+    clamped to the log start); `end`: only records produced from now on; `positions`: each
+    partition's own offset (a partition it does not name: the beginning), e.g. where an
+    earlier read ended."""
 
     offset: int | None = None
     timestamp: int | None = None
     last: int | None = None
     end: bool = False
+    positions: Mapping[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +200,11 @@ class RecordReader:
         s = self.start
         if s.end:
             return dict(self.ends)
+        if s.positions is not None:
+            return {
+                p: min(max(s.positions.get(p, begins[p]), begins[p]), self.ends[p])
+                for p in self.partitions
+            }
         if s.last is not None:
             return {p: max(begins[p], self.ends[p] - s.last) for p in self.partitions}
         if s.timestamp is not None:

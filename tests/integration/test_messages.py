@@ -423,3 +423,63 @@ def test_a_file_of_many_records_lands_where_each_result_says(
         if n % 3:
             assert doc["key"] == f"key-{n}"
             assert result["partition"] == (murmur2(f"key-{n}".encode()) & 0x7FFFFFFF) % 3
+
+
+async def test_the_records_screen_newest_first_filtered_per_partition_and_followed(
+    kraft_cluster: Cluster, topic_name: Names
+) -> None:
+    """`v` on a topic: its records newest first, the highlighted one's object in the detail
+    pane, a jq filter, one partition after the other, and a follow showing a new record on
+    top (Pilot on the real KRaft cluster)."""
+    from textual.widgets import DataTable, Input, Static
+
+    from kafka_tui.tui.screens.records import RecordsScreen
+
+    from ..tui.conftest import filter_to, loaded
+    from .test_tui import app_for
+
+    topic = topic_name()
+    servers = kraft_cluster.bootstrap_servers
+    await create(servers, TopicSpec(topic, 2, 1))
+    base = (int(time.time()) // 60 - 60) * 60_000
+    records = [
+        {"value": json.dumps({"n": n}).encode(), "partition": n % 2, "timestamp_ms": base + n}
+        for n in range(6)
+    ]
+    await send(servers, topic, records)
+    app = app_for(kraft_cluster)
+    async with app.run_test(size=(120, 40)) as pilot:
+
+        async def until(shown: list[int]) -> None:
+            deadline = time.monotonic() + 30
+            while [d["value"]["n"] for d in screen.shown] != shown:
+                assert time.monotonic() < deadline, [d["value"] for d in screen.shown]
+                await pilot.pause(0.05)
+
+        await loaded(app, pilot)
+        await filter_to(pilot, topic)
+        await pilot.press("v")
+        screen = app.screen
+        assert isinstance(screen, RecordsScreen)
+        await until([5, 4, 3, 2, 1, 0])
+        table = screen.query_one("#records", DataTable)
+        assert [str(c) for c in table.get_row_at(0)[:2]] == ["1", "2"]  # n 5: partition 1, 2
+        assert '"n": 5' in str(screen.query_one("#record-detail", Static).render())
+        screen.query_one("#records-filter", Input).value = ".value.n % 2 == 0"
+        await until([4, 2, 0])
+        screen.query_one("#records-filter", Input).value = ".value.n >"  # still typing
+        await pilot.pause()
+        await until([4, 2, 0])  # the last good filter stays
+        assert "not a jq expression" in str(screen.query_one("#records-status", Static).render())
+        screen.query_one("#records-filter", Input).value = ""
+        await until([5, 4, 3, 2, 1, 0])
+        await pilot.press("p")
+        await until([4, 2, 0])
+        await pilot.press("p")
+        await until([5, 3, 1])
+        await pilot.press("f")
+        await send(servers, topic, [{"value": b'{"n": 6}', "partition": 1}])
+        await until([6, 5, 3, 1])
+        await pilot.press("f", "escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RecordsScreen)

@@ -25,6 +25,7 @@ from .base import KafkaScreen, placeholder_store
 from .changes import run_deletion
 from .partitions import IncreasePartitionsScreen
 from .reassign import ReassignScreen
+from .records import RecordsScreen
 
 
 class TopicDetailScreen(KafkaScreen):
@@ -41,6 +42,14 @@ class TopicDetailScreen(KafkaScreen):
             tooltip="Increase this topic's partitions",
         ),
         Binding("d", "delete", "Delete", id="detail.delete", tooltip="Delete this topic"),
+        Binding(
+            "v",
+            "records",
+            "Records",
+            id="detail.records",
+            tooltip="This topic's records: newest first, follow, jq filter",
+            show=False,
+        ),
         Binding(
             "f",
             "replication_factor",
@@ -152,6 +161,9 @@ class TopicDetailScreen(KafkaScreen):
 
     def action_delete(self) -> None:
         self.delete_topic()
+
+    def action_records(self) -> None:
+        self.app.push_screen(RecordsScreen(self.profile, self.admin, self.topic))
 
     def action_replication_factor(self) -> None:
         self.app.push_screen(

@@ -35,6 +35,7 @@ from .create import CreateTopicScreen
 from .detail import TopicDetailScreen
 from .partitions import IncreasePartitionsScreen
 from .plan import PlanScreen
+from .records import RecordsScreen
 
 TOGGLES = {
     "under_replicated": "u under-replicated",
@@ -199,6 +200,14 @@ class MetadataScreen(KafkaScreen):
             "Brokers",
             id="topics.brokers",
             tooltip="Brokers, their load and KIP-409 placeholders",
+        ),
+        Binding(
+            "v",
+            "records",
+            "Records",
+            id="topics.records",
+            tooltip="The selected topic's records: newest first, follow, jq filter",
+            show=False,
         ),
         Binding(
             "p",
@@ -422,6 +431,11 @@ class MetadataScreen(KafkaScreen):
 
     def action_brokers(self) -> None:
         self.app.push_screen(BrokersScreen(self.profile, self.admin), callback=self._after_change)
+
+    def action_records(self) -> None:
+        row = self.query_one(TopicTable).current
+        if row is not None:
+            self.app.push_screen(RecordsScreen(self.profile, self.admin, row.name))
 
     def action_increase(self) -> None:
         row = self.query_one(TopicTable).current

@@ -1,0 +1,250 @@
+"""A topic's records (`v` on the topics screen or a topic's detail): the newest first, of
+every partition or one (`p`), a live follow (`f`), a jq filter as you type (evaluated in a
+thread, off the UI), and the highlighted record's object in a detail pane.
+
+It holds a bounded window: the last `LAST` records of each partition when it opens, then what
+a follow brings, never more than `WINDOW` records (the oldest leave), so a topic of millions
+of records costs what the window costs. What it reads and shows is services/messages.py's
+record object, the same as `messages read --output json`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import DataTable, Footer, Input, Static
+
+from ...admin import AdminError
+from ...admin.records import Start, Stop
+from ...config import Profile
+from ...services.messages import Filter, ReadRequest, RecordDocument, compile_filter, open_read
+from ...services.parsing import UsageError
+from ...services.ports import AdminPort
+from .. import notices
+from .base import KafkaScreen
+
+_CELL = 60  # characters of a key or value shown in the table
+
+
+def _short(value: object) -> str:
+    text = "-" if value is None else value if isinstance(value, str) else json.dumps(value)
+    text = text.replace("\n", " ")
+    return text if len(text) <= _CELL else text[: _CELL - 1] + "…"
+
+
+def _newest_first(documents: list[RecordDocument]) -> list[RecordDocument]:
+    return sorted(
+        documents, key=lambda d: (d["timestamp"], d["partition"], d["offset"]), reverse=True
+    )
+
+
+class RecordsScreen(KafkaScreen):
+    """The records of `topic`, newest first."""
+
+    profile: Profile
+    LAST = 100  # per partition, read when the screen opens or the partition changes
+    WINDOW = 2_000  # records held at most
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="records.back"),
+        Binding(
+            "slash",
+            "focus_filter",
+            "Filter",
+            id="records.filter",
+            tooltip="A jq expression on the record object, e.g. .value.amount > 100",
+            key_display="/",
+        ),
+        Binding("f", "follow", "Follow", id="records.follow", tooltip="Show new records live"),
+        Binding(
+            "p",
+            "next_partition",
+            "Partition",
+            id="records.partition",
+            tooltip="One partition after the other, then all",
+        ),
+        Binding("r", "reload", "Reload", id="records.reload", tooltip="Read the records again"),
+    ]
+
+    def __init__(self, profile: Profile, admin: AdminPort, topic: str) -> None:
+        super().__init__()
+        self.profile = profile
+        self.admin = admin
+        self.topic = topic
+        self.partition: int | None = None  # None: all
+        self.partitions = 0
+        self.following = False
+        self.held: deque[RecordDocument] = deque(maxlen=self.WINDOW)  # newest first
+        self.shown: list[RecordDocument] = []
+        self.keep: Filter | None = None
+        self.filter_error: str | None = None
+        self.ends: dict[int, int] = {}  # where the last read stopped, per partition
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), id="records-header", markup=False)
+        yield Input(placeholder="/ jq filter, e.g. .value.amount > 100", id="records-filter")
+        with Horizontal(id="records-body"):
+            yield DataTable(id="records", cursor_type="row")
+            with VerticalScroll(id="record-pane"):
+                yield Static("", id="record-detail", markup=False)
+        yield Static("Reading the records…", id="records-status", markup=False)
+        yield Footer()
+
+    def _title(self) -> str:
+        which = "all partitions" if self.partition is None else f"partition {self.partition}"
+        return f"Records of {self.topic}, {which}, newest first  ({self.profile.name})"
+
+    def on_mount(self) -> None:
+        table = self.query_one("#records", DataTable)
+        table.add_columns("Partition", "Offset", "Time", "Key", "Value")
+        table.focus()
+        self.load()
+
+    # -- reading --------------------------------------------------------------------------
+
+    def _request(self, start: Start, stop: Stop) -> ReadRequest:
+        partitions = () if self.partition is None else (self.partition,)
+        return ReadRequest(self.topic, partitions, start, stop)
+
+    @work(exclusive=True, group="records", exit_on_error=False)
+    async def load(self) -> None:
+        """The last LAST records of each partition shown, newest first."""
+        self.workers.cancel_group(self, "follow")
+        try:
+            read = await open_read(self.admin, self._request(Start(last=self.LAST), Stop()))
+            documents: list[RecordDocument] = []
+            async with read:
+                async for batch in read.documents():
+                    documents += batch
+                self.ends = dict(read.ends)
+            described = await self.admin.describe_topics([self.topic], configs=False)
+            self.partitions = len(described[0][0].partitions) if described[0] else 0
+        except AdminError as exc:
+            self._status(exc.message)
+            self.tell(notices.failed(exc.message, "Cannot read the records"))
+            return
+        self.held = deque(_newest_first(documents), maxlen=self.WINDOW)
+        self.query_one("#records-header", Static).update(self._title())
+        self.apply_filter()
+        if self.following:
+            self.follow()
+
+    @work(exclusive=True, group="follow", exit_on_error=False)
+    async def follow(self) -> None:
+        """New records as they come, from where the last read stopped."""
+        request = self._request(Start(positions=self.ends), Stop(follow=True))
+        try:
+            read = await open_read(self.admin, request)
+            async with read:
+                async for batch in read.documents():
+                    for d in batch:
+                        self.ends[d["partition"]] = d["offset"] + 1
+                    self.held.extendleft(reversed(_newest_first(batch)))
+                    self.apply_filter()
+        except AdminError as exc:
+            self.following = False
+            self._status(exc.message)
+            self.tell(notices.failed(exc.message, "Cannot follow the records"))
+
+    # -- the filter -----------------------------------------------------------------------
+
+    @on(Input.Changed, "#records-filter")
+    def filter_changed(self, event: Input.Changed) -> None:
+        text = event.value.strip()
+        try:
+            self.keep = compile_filter(text) if text else None
+            self.filter_error = None
+        except UsageError as exc:
+            self.filter_error = str(exc)  # while typing: said, the last good filter kept
+        self.apply_filter()
+
+    @on(Input.Submitted, "#records-filter")
+    def filter_submitted(self) -> None:
+        self.query_one("#records", DataTable).focus()
+
+    def apply_filter(self) -> None:
+        self.run_filter(list(self.held), self.keep)
+
+    @work(exclusive=True, group="filter", thread=True, exit_on_error=False)
+    def run_filter(self, held: list[RecordDocument], keep: Filter | None) -> None:
+        shown = held if keep is None else [d for d in held if keep(d)]
+        self.app.call_from_thread(self._show, shown)
+
+    def _show(self, shown: list[RecordDocument]) -> None:
+        self.shown = shown
+        table = self.query_one("#records", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for d in shown:
+            moment = datetime.fromtimestamp(d["timestamp"] / 1000, UTC)
+            table.add_row(
+                str(d["partition"]),
+                str(d["offset"]),
+                moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3],
+                _short(d["key"]),
+                _short(d["value"]),
+                key=f"{d['partition']}:{d['offset']}",
+            )
+        if shown:
+            table.move_cursor(row=min(max(cursor, 0), len(shown) - 1))
+            self._detail(shown[table.cursor_row])
+        else:
+            self.query_one("#record-detail", Static).update("")
+        undecodable = sum(1 for d in shown if "error" in d)
+        parts = [f"{len(shown)} of {len(self.held)} records held (at most {self.WINDOW})"]
+        if undecodable:
+            parts.append(f"{undecodable} not decodable as asked")
+        if self.following:
+            parts.append("following (f stops)")
+        if self.filter_error:
+            parts.append(self.filter_error)
+        self._status(" · ".join(parts))
+
+    def _status(self, text: str) -> None:
+        self.query_one("#records-status", Static).update(text)
+
+    @on(DataTable.RowHighlighted, "#records")
+    def highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if 0 <= event.cursor_row < len(self.shown):
+            self._detail(self.shown[event.cursor_row])
+
+    def _detail(self, document: RecordDocument) -> None:
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        self.query_one("#record-detail", Static).update(text)
+
+    # -- actions --------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        self.workers.cancel_group(self, "follow")
+        self.app.pop_screen()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#records-filter", Input).focus()
+
+    def action_follow(self) -> None:
+        self.following = not self.following
+        if self.following:
+            self.follow()
+        else:
+            self.workers.cancel_group(self, "follow")
+        self.apply_filter()
+
+    def action_next_partition(self) -> None:
+        if not self.partitions:
+            return
+        if self.partition is None:
+            self.partition = 0
+        elif self.partition + 1 < self.partitions:
+            self.partition += 1
+        else:
+            self.partition = None
+        self.load()
+
+    def action_reload(self) -> None:
+        self.load()
