@@ -108,7 +108,11 @@ def main() -> None:
                 line += f", F {floor_s:6.1f} s"
             print(line, flush=True)
             assert local["records"] == args.records, local["records"]
-        print(f"\n{args.records:,} records, {args.partitions} partitions, {os.cpu_count()} cores")
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(
+            f"\n{args.records:,} records, {args.partitions} partitions, {os.cpu_count()} cores, "
+            f"load average {load} (other work on the machine stretches every figure)"
+        )
         medians = {name: statistics.median(values) for name, values in times.items()}
         for name, median in medians.items():
             rate = args.records / median
