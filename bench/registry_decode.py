@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -76,6 +77,7 @@ def main() -> None:
         _run(args.records, args.rounds, registry.url)
     finally:
         dev_registry.down(work)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def _run(records: int, rounds: int, url: str) -> None:
