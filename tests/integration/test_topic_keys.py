@@ -21,7 +21,7 @@ from kafka_tui.devcluster.jars import ensure_kafka
 from kafka_tui.services import key_report
 
 from ..conftest import Cluster
-from .test_cli import run_json
+from .test_cli import run, run_json
 from .test_consumer_groups import create
 
 Names = Callable[[str], str]
@@ -146,6 +146,18 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
         after[_home(key, 5)] += n
     assert grown["records_per_partition"] == after
     assert grown["max_over_avg"] == round(max(after) * 5 / records, 4)
+
+    # The table for people; --since after every record: nothing read; a count below the
+    # topic's: refused, naming the flag.
+    code, out, _ = run(capsys, kraft_cluster, "topics", "keys", topic, "--top", "1")
+    assert code == 0
+    assert f"Topic {topic}: {records:,} records" in out
+    assert "user-19" in out and "user-18" not in out
+    code, later = run_json(capsys, kraft_cluster, "topics", "keys", topic, "--since", "2100-01-01")
+    assert code == 0 and isinstance(later, dict)
+    assert (later["records"], later["distinct_keys"]) == (0, 0)
+    code, _, err = run(capsys, kraft_cluster, "topics", "keys", topic, "--partitions", "2")
+    assert code == 2 and "--partitions" in err and "current count (3)" in err, err
 
     # Spark (local[1]), each partition read as several ranges, gives the same numbers.
     monkeypatch.setattr(key_report, "RANGE_RECORDS", 40)
