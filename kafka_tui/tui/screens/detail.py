@@ -23,6 +23,7 @@ from ..widgets.styled import ReplicaLegend
 from ..widgets.tables import PartitionTable
 from .base import KafkaScreen, placeholder_store
 from .changes import run_deletion
+from .groups import GroupsScreen
 from .partitions import IncreasePartitionsScreen
 from .reassign import ReassignScreen
 from .records import RecordsScreen
@@ -56,6 +57,14 @@ class TopicDetailScreen(KafkaScreen):
             "RF",
             id="detail.replication_factor",
             tooltip="Change this topic's replication factor (KIP-4 AlterTopic)",
+        ),
+        Binding(
+            "g",
+            "groups",
+            "Readers",
+            id="detail.groups",
+            tooltip="The consumer groups with offsets on this topic",
+            show=False,  # in ? and the palette; the footer is full at 80 columns
         ),
         Binding(
             "m",
@@ -164,6 +173,10 @@ class TopicDetailScreen(KafkaScreen):
 
     def action_records(self) -> None:
         self.app.push_screen(RecordsScreen(self.profile, self.admin, self.topic))
+
+    def action_groups(self) -> None:
+        seconds = float(getattr(self.app, "refresh_seconds", 10.0))
+        self.app.push_screen(GroupsScreen(self.profile, self.admin, seconds, topic=self.topic))
 
     def action_replication_factor(self) -> None:
         self.app.push_screen(

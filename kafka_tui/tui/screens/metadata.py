@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
@@ -33,6 +34,7 @@ from .brokers import BrokersScreen
 from .changes import run_deletion
 from .create import CreateTopicScreen
 from .detail import TopicDetailScreen
+from .groups import GroupsScreen
 from .partitions import IncreasePartitionsScreen
 from .plan import PlanScreen
 from .records import RecordsScreen
@@ -208,6 +210,16 @@ class MetadataScreen(KafkaScreen):
             id="topics.records",
             tooltip="The selected topic's records: newest first, follow, jq filter",
             show=False,
+        ),
+        Binding(
+            "g",
+            "groups",
+            "Groups",
+            id="topics.groups",
+            tooltip="Consumer groups of every kind: lag in records and time, reset, delete",
+            show=False,  # in ? and the palette; the footer is full at 80 columns
+            # before the topic table's own `g` (first row); typed into the filter as text
+            priority=True,
         ),
         Binding(
             "p",
@@ -414,6 +426,11 @@ class MetadataScreen(KafkaScreen):
             TopicDetailScreen(self.profile, self.admin, event.name, self.cluster),
             callback=self._after_change,
         )
+
+    def action_groups(self) -> None:
+        if isinstance(self.focused, Input):
+            raise SkipAction()
+        self.app.push_screen(GroupsScreen(self.profile, self.admin, self.refresh_seconds))
 
     def action_create(self) -> None:
         self.app.push_screen(
