@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -204,3 +204,17 @@ def print_report(result: KeyReportResult) -> None:
             "bytes_max_over_avg": "BYTES_MAX/AVG",
         },
     )
+
+
+def say_recent_counts(cluster_id: str | None, current: Mapping[str, int], total: int) -> None:
+    """Before a grow (`topics alter --partitions`): for each topic `topics keys` counted
+    recently, what `total` partitions move, on stderr (issue 51 point 3)."""
+    import time
+
+    from ..services.key_reports_saved import recent_grow, sentence
+
+    now_ms = int(time.time() * 1000)
+    for topic, count in current.items():
+        recent = recent_grow(cluster_id, topic, count, total, now_ms)
+        if recent is not None:
+            print(sentence(recent), file=sys.stderr)

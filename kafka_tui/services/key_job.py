@@ -1,5 +1,5 @@
-"""`topics keys --engine spark` inside Spark: `python -m kafka_tui.services.key_job --job JOB
---output OUT --master URL [--conf KEY=VALUE]...`.
+"""`topics keys` on the Spark engine, inside Spark: `python -m kafka_tui.services.key_job JOB
+OUT MASTER [KEY=VALUE]...` (the last: Spark settings).
 
 JOB (a private file: it carries the profile's connection settings, secrets included, pickled)
 holds the topic, the offset ranges and the connection settings. `spark.range` over the ranges'
@@ -177,10 +177,11 @@ def _cancel(signum: int, frame: Any) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kafka_tui.services.key_job")
-    parser.add_argument("--job", type=Path, required=True)
-    parser.add_argument("--output", type=Path, required=True)
-    parser.add_argument("--master", default="local[*]")
-    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE")
+    # Positional, so no flag name lives below the front ends (tests/unit/test_no_flags_*).
+    parser.add_argument("job", type=Path)
+    parser.add_argument("output", type=Path)
+    parser.add_argument("master")
+    parser.add_argument("conf", nargs="*", metavar="KEY=VALUE", help="Spark settings")
     args = parser.parse_args(argv)
     conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
     progress = os.fdopen(os.dup(1), "w")

@@ -23,6 +23,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from ..admin.key_reader import OffsetRange, offset_ranges, read_keys, split_rang
 from ..admin.model import ConnectionSettings
 from ..fields import Field, FieldError
 from ..planning import key_stats
+from . import key_reports_saved
 from .ports import AdminPort
 from .spark_runner import spark_log_path, stop
 
@@ -107,6 +109,17 @@ async def key_report(
     report = await asyncio.to_thread(
         key_stats.report, request.topic, tally, current, candidates, request.top
     )
+    read_at_ms = int(time.time() * 1000)
+    cluster_id = getattr(admin, "cluster_id", None)
+    await asyncio.to_thread(
+        key_reports_saved.save,
+        cluster_id,
+        request.topic,
+        tally,
+        current,
+        read_at_ms,
+        request.since_ms,
+    )
     return KeyReportResult(report, compacted, request.engine, used)
 
 
@@ -149,9 +162,8 @@ async def _spark_tally(
 
         await asyncio.to_thread(write)
         result = folder / "tally.arrow"
-        conf = [a for k, v in request.spark_conf.items() for a in ("--conf", f"{k}={v}")]
-        args = ["--job", str(job), "--output", str(result), "--master", request.spark_master]
-        failure = await _run(args + conf, show)
+        conf = [f"{key}={value}" for key, value in request.spark_conf.items()]
+        failure = await _run([str(job), str(result), request.spark_master, *conf], show)
         if failure is not None:
             raise RuntimeError(failure)
 

@@ -1,7 +1,8 @@
 """`topics keys` on the real KRaft 4.4 cluster: records that Kafka's own Java producer placed
 (ConsoleProducer, one JVM, parse.key=true) sit where our murmur2 says for the current count;
 the report matches a hand count (keys, null keys, hot keys, a grow); a transaction's aborted
-records are not counted while a committed one's are; and the Spark engine (local[1], several
+records are not counted while a committed one's are; `topics alter --partitions N
+--validate-only` then shows the count's numbers for N; and the Spark engine (local[1], several
 ranges per partition) gives the in-process engine's numbers exactly.
 """
 
@@ -11,6 +12,7 @@ import asyncio
 import subprocess
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaProducer
@@ -86,7 +88,9 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
     capsys: pytest.CaptureFixture[str],
     topic_name: Names,
     monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
+    monkeypatch.setenv("KAFKA_TUI_KEY_REPORTS", str(tmp_path / "key-reports"))
     topic = topic_name()
     servers = kraft_cluster.bootstrap_servers
     asyncio.run(create(servers, TopicSpec(topic, PARTITIONS, 2)))
@@ -146,6 +150,18 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
         after[_home(key, 5)] += n
     assert grown["records_per_partition"] == after
     assert grown["max_over_avg"] == round(max(after) * 5 / records, 4)
+
+    # A grow's preview shows the count's numbers for the new count (issue 51 point 3).
+    code, _, err = run(
+        capsys, kraft_cluster, "topics", "alter", topic, "--partitions", "5", "--validate-only"
+    )
+    assert code == 0, err
+    assert (
+        f"Keys of '{topic}' as counted 0 min ago: growing to 5 partitions sends "
+        f"{grown['keys_moving']:.1%} of its keys and {grown['records_moving']:.1%} of its keyed "
+        f"records to another partition; records per partition after: max/avg "
+        f"{grown['max_over_avg']:.2f}."
+    ) in err, err
 
     # The table for people; --since after every record: nothing read; a count below the
     # topic's: refused, naming the flag.
