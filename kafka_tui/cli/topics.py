@@ -536,6 +536,7 @@ async def _alter(
     compacted topic asks first on a terminal (--yes: not)."""
     from ..services.growing import grow_partitions, key_mapping_check, warn_key_mapping
     from ..services.snapshot import take_snapshot
+    from . import topic_keys
 
     lists = parsing.replica_lists(args.replica_assignment) if args.replica_assignment else None
     options = placement_options(args, profile)
@@ -546,6 +547,7 @@ async def _alter(
     if options.placement == "broker" and lists is None:
         found, _ = await admin.describe_topics(names, configs=False)
         current = {t.name: len(t.partitions) for t in found}
+        topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions)
         keys = await key_mapping_check(admin, requests, current)
         if not _confirm_key_moves(args, keys, current):
             return 1
@@ -560,6 +562,7 @@ async def _alter(
         admin, zookeeper=zookeeper, store=store, current=names, reuse=reuse
     )
     current = {n: len(snapshot.topics[n].partitions) for n in names if n in snapshot.topics}
+    topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions)
     keys = await key_mapping_check(admin, requests, current)
     if not _confirm_key_moves(args, keys, current):
         return 1
