@@ -105,7 +105,12 @@ def _progress(as_json: bool, engine: str) -> Iterator[Callable[[str, int, int], 
 
 
 async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_json: bool) -> int:
-    from ..services.key_report import KeyReportRequest, key_report
+    try:
+        from ..services.key_report import KeyReportRequest, key_report
+    except ImportError as exc:  # numpy, pyarrow: the spark extra's
+        raise parsing.UsageError(
+            f"topics keys needs numpy and pyarrow (install kafka-tui[spark]): {exc}"
+        ) from None
     from .spark_flags import spark_conf
 
     if args.top < 0:
