@@ -85,6 +85,7 @@ class RecordsScreen(KafkaScreen):
         self.keep: Filter | None = None
         self.filter_error: str | None = None
         self.ends: dict[int, int] = {}  # where the last read stopped, per partition
+        self.generation = 0  # of the filter run last asked for: only its result is shown
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="records-header", markup=False)
@@ -169,14 +170,17 @@ class RecordsScreen(KafkaScreen):
         self.query_one("#records", DataTable).focus()
 
     def apply_filter(self) -> None:
-        self.run_filter(list(self.held), self.keep)
+        self.generation += 1
+        self.run_filter(list(self.held), self.keep, self.generation)
 
     @work(exclusive=True, group="filter", thread=True, exit_on_error=False)
-    def run_filter(self, held: list[RecordDocument], keep: Filter | None) -> None:
+    def run_filter(self, held: list[RecordDocument], keep: Filter | None, generation: int) -> None:
         shown = held if keep is None else [d for d in held if keep(d)]
-        self.app.call_from_thread(self._show, shown)
+        self.app.call_from_thread(self._show, shown, generation)
 
-    def _show(self, shown: list[RecordDocument]) -> None:
+    def _show(self, shown: list[RecordDocument], generation: int) -> None:
+        if generation != self.generation:
+            return  # a thread of an older filter or window that finished late
         self.shown = shown
         table = self.query_one("#records", DataTable)
         cursor = table.cursor_row
