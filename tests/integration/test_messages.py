@@ -211,6 +211,16 @@ def test_start_stop_filter_and_group_commit(
     assert values("--filter", ".value.n.x") == []
     assert len(values("--limit", "3", "--group", group, "--partition", "1")) == 3
     assert asyncio.run(committed(servers, group, TopicPartition(topic, 1))) == 3
+    # --output json: one list; table: a header and a tab-separated line per record
+    code, out, _ = run(capsys, kraft_cluster, "--output", "json", *("messages", "read", topic))
+    assert code == 0 and len(json.loads(out)) == 10
+    code, out, _ = run(capsys, kraft_cluster, "messages", "read", topic, "--last", "1")
+    header, *rows = out.splitlines()
+    assert header.split("\t") == ["PARTITION", "OFFSET", "TIMESTAMP", "KEY", "VALUE", "HEADERS"]
+    assert sorted(r.split("\t")[:2] + r.split("\t")[3:] for r in rows) == [
+        ["0", "4", "-", '{"n": 8}', "-"],
+        ["1", "4", "-", '{"n": 9}', "-"],
+    ]
 
 
 async def committed(bootstrap: str, group: str, tp: TopicPartition) -> int | None:
