@@ -30,6 +30,7 @@ from .test_tui import SIZE, app_for
 Names = Callable[[str], str]
 PARTITIONS, RECORDS = 3, 10
 STEP_MS = 15 * 60_000
+SMALL = (80, 24)
 COMMITTED = {0: 3, 1: 5, 2: 9}  # 7 + 5 + 1 = 13 records behind
 
 
@@ -75,6 +76,17 @@ async def _open_group(app: KafkaTuiApp, pilot: Pilot[None], group: str) -> Group
     await pilot.press("slash", *group, "enter")
     await pilot.pause()
     return screen
+
+
+def wholly_shown(app: KafkaTuiApp, *selectors: str) -> None:
+    """Each selector's first widget on the current screen drawn whole (80x24: the title, the
+    group acted on and the buttons stay on screen; the body scrolls)."""
+    screen = app.screen
+    for selector in selectors:
+        widget = screen.query(selector).first()
+        geometry = screen.find_widget(widget)
+        assert geometry.visible_region == geometry.region, f"{selector} is cut: {geometry}"
+        assert screen.region.contains_region(geometry.region), f"{selector} is off screen"
 
 
 async def calm(app: KafkaTuiApp, pilot: Pilot[None]) -> Screen[object]:
@@ -203,13 +215,16 @@ async def test_reset_and_delete_are_refused_while_a_member_reads_then_delete(
     topic, group = topic_name(), topic_name("g")
     await _topic_with_records(kraft_cluster, topic)
     app = app_for(kraft_cluster)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SMALL) as pilot:  # a bastion host's terminal
         with ActiveMember(kraft_cluster.bootstrap_servers, topic, group, PARTITIONS * RECORDS):
             screen = await _open_group(app, pilot, group)
+            wholly_shown(app, "#groups-header", "#group-filter", "Footer")
             await pilot.press("enter")
             await settle(app, pilot)
+            wholly_shown(app, "#group-header", "Footer")
             await pilot.press("R")
             dialog = await calm(app, pilot)
+            wholly_shown(app, ".dialog-title", "#reset-confirm", "#reset-execute", "#reset-cancel")
             assert isinstance(dialog, GroupResetDialog)
             summary = str(dialog.query_one("#reset-summary", Static).render())
             assert "Refused (NON_EMPTY_GROUP): Group" in summary and "1 active member" in summary
@@ -221,6 +236,7 @@ async def test_reset_and_delete_are_refused_while_a_member_reads_then_delete(
             await pilot.press("d")
             confirm = await calm(app, pilot)
             assert isinstance(confirm, GroupDeleteConfirm)
+            wholly_shown(app, ".dialog-title", "#group-delete", "#group-cancel")
             refusal = str(confirm.query_one("#group-delete-refusal", Static).render())
             assert "Kafka deletes only a group without members" in refusal
             assert confirm.query_one("#group-delete", Button).disabled

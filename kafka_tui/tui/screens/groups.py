@@ -141,7 +141,7 @@ class GroupsScreen(KafkaScreen):
             self.views = {v.group: v for v in read.views}
             self.unchecked = dict(read.unchecked)
             self.show_groups()
-            if self.detail is not None and self.detail.is_mounted:
+            if self.detail is not None and self.detail in self.app.screen_stack:
                 self.detail.show(self.views.get(self.detail.group))
         finally:
             self._schedule(time.process_time() - started)
@@ -373,8 +373,8 @@ class GroupDetailScreen(KafkaScreen):
     @work(group="group-delete", exit_on_error=False)
     async def delete_group(self, view: GroupView) -> None:
         if await run_group_deletion(self, self.admin, view):
-            self.owner.deleted(view.group)
             self.app.pop_screen()
+            self.owner.deleted(view.group)
 
     def action_reset(self) -> None:
         if self.view is not None:
