@@ -341,7 +341,7 @@ def test_produce_read_back_by_kafkas_console_consumer_and_replayed(
 
 
 def test_bad_input_is_one_sentence(
-    kraft_cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
+    kraft_cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names, tmp_path: Path
 ) -> None:
     topic = topic_name()
     asyncio.run(create(kraft_cluster.bootstrap_servers, TopicSpec(topic, 2, 1)))
@@ -360,6 +360,16 @@ def test_bad_input_is_one_sentence(
         code, out, err = run(capsys, kraft_cluster, *args)
         assert (code, out) == (2, ""), (args, err)
         assert said in err and len(err.strip().splitlines()) == 1, (args, err)
+    # a read-only profile reads, and refuses to produce
+    config = tmp_path / "ro.toml"
+    config.write_text(
+        f'[profiles.prod]\nbootstrap_servers = "{kraft_cluster.bootstrap_servers}"\n'
+        "read_only = true\n"
+    )
+    base = ["--config-file", str(config), "--profile", "prod", "messages"]
+    assert main([*base, "produce", topic, "--value", "v"]) == 2
+    assert "Profile 'prod' is read-only: producing records is refused" in capsys.readouterr().err
+    assert main([*base, "read", topic]) == 0
 
 
 def test_follow_prints_new_records_and_ctrl_c_ends_it_committing_what_was_read(
