@@ -8,7 +8,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
@@ -84,21 +84,21 @@ class DeleteConfirm(ModalScreen[bool]):
         self.readers = readers
 
     def compose(self) -> ComposeResult:
-        what = (
-            f"topic '{self.names[0]}'"
-            if len(self.names) == 1
-            else f"{len(self.names)} topics: {', '.join(self.names)}"
-        )
-        prompt = "its name" if len(self.names) == 1 else "their number"
-        with Vertical(id="delete-dialog", classes="dialog"):
+        one = len(self.names) == 1
+        what = f"topic '{self.names[0]}'" if one else f"{len(self.names)} topics"
+        prompt = "its name" if one else "their number"
+        with VerticalScroll(id="delete-dialog", classes="dialog"):
             yield Label(f"Delete {what}?", classes="dialog-title", markup=False)
+            if not one:  # the names scroll with the body; the count stays in the title
+                yield Label(", ".join(self.names), id="delete-names", markup=False)
             yield Label("This deletes the data too and cannot be undone.", markup=False)
             yield Static("", id="delete-readers", markup=False)
-            yield Label(f"Type {prompt} ({self.expected}) to confirm:", markup=False)
-            yield Input(id="confirm-input")
-            with Horizontal(classes="buttons"):
-                yield Button("Delete", variant="error", id="delete", disabled=True)
-                yield Button("Cancel", id="cancel")
+            with Vertical(classes="dialog-foot"):
+                yield Label(f"Type {prompt} ({self.expected}) to confirm:", markup=False)
+                yield Input(id="confirm-input")
+                with Horizontal(classes="buttons"):
+                    yield Button("Delete", variant="error", id="delete", disabled=True)
+                    yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
         self.show_readers()

@@ -11,7 +11,7 @@ from typing import ClassVar
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
 
@@ -73,22 +73,25 @@ class DrainConfirm(ModalScreen[DrainChoice | None]):
 
     def compose(self) -> ComposeResult:
         who = ", ".join(map(str, self.preview.brokers))
-        with Vertical(id="drain-dialog", classes="dialog"):
+        with VerticalScroll(id="drain-dialog", classes="dialog"):
             yield Label(f"Drain broker {who}?", classes="dialog-title", markup=False)
             yield Label(preview_words(self.preview), markup=False)
-            with Horizontal(id="drain-inputs"):
-                yield Input(
-                    str(service.DEFAULT_BATCH),
-                    placeholder="partitions copying at once",
-                    id="drain-batch",
-                    type="integer",
-                )
-                yield Input(
-                    placeholder="throttle bytes/s (optional)", id="drain-throttle", type="integer"
-                )
-            with Horizontal(classes="buttons"):
-                yield Button("Drain", variant="warning", id="drain-yes")
-                yield Button("Cancel", id="drain-no")
+            with Vertical(classes="dialog-foot"):
+                with Horizontal(id="drain-inputs"):
+                    yield Input(
+                        str(service.DEFAULT_BATCH),
+                        placeholder="partitions copying at once",
+                        id="drain-batch",
+                        type="integer",
+                    )
+                    yield Input(
+                        placeholder="throttle bytes/s (optional)",
+                        id="drain-throttle",
+                        type="integer",
+                    )
+                with Horizontal(classes="buttons"):
+                    yield Button("Drain", variant="warning", id="drain-yes")
+                    yield Button("Cancel", id="drain-no")
 
     def on_mount(self) -> None:
         self.query_one("#drain-yes", Button).focus()

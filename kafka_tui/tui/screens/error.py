@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
@@ -20,13 +20,14 @@ class ErrorScreen(ModalScreen[None]):
         self.task_name = task
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="error-dialog", classes="dialog"):
+        with VerticalScroll(id="error-dialog", classes="dialog"):
             yield Label(
                 f"Unexpected failure in {self.task_name}", classes="dialog-title", markup=False
             )
             yield Static(self.message, id="error-message", markup=False)
-            yield Static("The screen behind kept its last good state. Press Enter to close.")
-            yield Button("Close", variant="error", id="close")
+            with Vertical(classes="dialog-foot"):
+                yield Static("The screen behind kept its last good state. Press Enter to close.")
+                yield Button("Close", variant="error", id="close")
 
     def on_button_pressed(self) -> None:
         self.dismiss()

@@ -20,7 +20,7 @@ from typing import ClassVar, Literal
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, ProgressBar, Select, Static
 
@@ -478,7 +478,7 @@ class RollbackConfirm(ModalScreen[bool]):
         self.path = path
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="rollback-dialog", classes="dialog"):
+        with VerticalScroll(id="rollback-dialog", classes="dialog"):
             yield Label("Roll back the reassignment?", classes="dialog-title", markup=False)
             yield Label(
                 f"The replicas go back to those in {self.path}, as "

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, cast
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
@@ -36,13 +36,14 @@ class SecretDialog(ModalScreen[str | None]):
         self.question = question
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="secret-dialog", classes="dialog"):
+        with VerticalScroll(id="secret-dialog", classes="dialog"):
             yield Label(f"{self.question.setting} needed", classes="dialog-title", markup=False)
             yield Static(prompt_text(self.question), id="secret-for", markup=False)
-            yield Input(password=True, id="secret", placeholder="typed hidden, kept in memory")
-            with Horizontal(id="secret-buttons"):
-                yield Button("Connect", variant="primary", id="connect")
-                yield Button("Cancel", id="cancel")
+            with Vertical(classes="dialog-foot"):
+                yield Input(password=True, id="secret", placeholder="typed hidden, kept in memory")
+                with Horizontal(id="secret-buttons"):
+                    yield Button("Connect", variant="primary", id="connect")
+                    yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
         self.query_one("#secret", Input).focus()
