@@ -114,3 +114,23 @@ def test_describe_producers_is_refused_before_kafka_2_8_in_one_sentence() -> Non
             )
         else:
             assert request.prepare(versions).API_VERSION == 0, release
+
+
+def test_the_delete_dialog_lists_the_producers_and_warns() -> None:
+    from kafka_tui.tui.screens.changes import in_use, readers_text
+
+    readers = Readers(
+        writers={"t": [Writer(0, 7, NOW - 3_000, True), Writer(1, 9, NOW - 2 * DAY, False)]},
+        auto_create=True,
+        checked_at_ms=NOW,
+    )
+    assert readers_text(["t"], readers).splitlines()[1:] == [
+        "Producers still known to its leaders:",
+        "  producer 7 (partition 0, wrote 3 s ago)",
+        "  producer 9 (partition 1, wrote 172800 s ago) (expired)",
+        "Warning: A producer wrote to it 3 s ago; with auto-creation on, the topic will come "
+        "back as soon as it writes again.",
+    ]
+    assert in_use(["t"], readers)
+    quiet = Readers(writers={"t": [Writer(1, 9, NOW - 2 * DAY, False)]}, checked_at_ms=NOW)
+    assert not in_use(["t"], quiet)

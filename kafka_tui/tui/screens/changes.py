@@ -42,8 +42,8 @@ def readers_text(names: list[str], readers: Readers | None) -> str:
     for name in names:
         writers = readers.writers_of(name)
         if writers:
-            where = "it" if len(names) == 1 else name
-            lines.append(f"Producers still known to the leaders of {where}:")
+            where = "its leaders" if len(names) == 1 else f"the leaders of {name}"
+            lines.append(f"Producers still known to {where}:")
             lines += [
                 f"  {w.describe(readers.checked_at_ms)}{'' if w.live else ' (expired)'}"
                 for w in writers
