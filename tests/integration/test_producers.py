@@ -105,3 +105,21 @@ def test_the_delete_names_the_producers_still_writing(
     assert code == 0, found
     [result] = cast(list[dict[str, Any]], found)
     assert result["ok"] and result["producers"] == producers
+
+    # As warned: the next write brings it back, with the brokers' defaults (1 partition).
+    assert asyncio.run(write_again(servers, written)) == {0}
+
+
+async def write_again(servers: str, topic: str) -> set[int]:
+    """The partitions of `topic` as a new producer finds them after writing a record to it
+    (a deleted topic is auto-created by the Metadata request the write makes; while the
+    deletion is still being applied the producer retries)."""
+    producer = AIOKafkaProducer(
+        bootstrap_servers=servers, enable_idempotence=True, request_timeout_ms=30_000
+    )
+    await producer.start()
+    try:
+        await producer.send_and_wait(topic, b"again")
+        return set(await producer.partitions_for(topic))
+    finally:
+        await producer.stop()
