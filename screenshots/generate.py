@@ -19,13 +19,13 @@ from pathlib import Path
 
 from aiokafka import AIOKafkaProducer
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import Input, Select, Static
 
 from kafka_tui.admin import ConnectionSettings, TopicSpec
 from kafka_tui.admin.placeholders import PlaceholderStore
 from kafka_tui.config import Profile, Settings
 from kafka_tui.devcluster import DevCluster
-from kafka_tui.devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics
+from kafka_tui.devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_groups, seed_demo_topics
 from kafka_tui.services.placing import PlacementOptions, create_topics
 from kafka_tui.services.snapshot import take_snapshot
 from kafka_tui.tui.app import KafkaTuiApp, make_app
@@ -131,6 +131,46 @@ async def delete(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
+async def groups(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # The demo's groups (devcluster/seed.py), read three times: three looks for the status.
+    await pilot.press("g")
+    await settle(app, pilot)
+    await pilot.press("r")
+    await settle(app, pilot)
+    await pilot.press("r")
+    await settle(app, pilot)
+
+
+async def group_detail(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    await groups(app, pilot)
+    await pilot.press("slash", *"billing", "enter", "enter")
+    await settle(app, pilot)
+
+
+async def group_reset(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # billing moved back one hour: the preview re-reads; the name typed, Execute enabled.
+    from kafka_tui.services.group_reset import BY_DURATION
+    from kafka_tui.tui.screens.group_changes import GroupResetDialog
+
+    await group_detail(app, pilot)
+    await pilot.press("R")
+    for _ in range(600):  # the detail's worker waits on the dialog: wait for the dialog's own
+        dialog = app.screen
+        if isinstance(dialog, GroupResetDialog) and dialog.previews:
+            break
+        await pilot.pause(0.05)
+    assert isinstance(dialog, GroupResetDialog)
+    dialog.query_one("#reset-mode", Select).value = BY_DURATION
+    await pilot.pause()
+    dialog.query_one("#reset-value", Input).value = "PT1H"
+    for _ in range(600):
+        if dialog.previews > 1 and not any(w.is_running for w in app.workers if w.node is dialog):
+            break
+        await pilot.pause(0.05)
+    dialog.query_one("#reset-confirm", Input).value = "billing"
+    await pilot.pause()
+
+
 async def palette(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
     await pilot.press("ctrl+p", *"topic")
     await pilot.pause(0.3)
@@ -153,6 +193,9 @@ SHOTS: list[tuple[str, Step, bool]] = [
     ("brokers", brokers, False),
     ("plan", plan, False),
     ("reassign", reassign, False),
+    ("groups", groups, False),
+    ("group-detail", group_detail, False),
+    ("group-reset", group_reset, False),
 ]
 
 
@@ -252,6 +295,7 @@ def main() -> None:
     try:
         bootstrap = cluster.bootstrap_servers()
         seed_demo_topics(bootstrap)
+        seed_demo_groups(bootstrap)
         cluster.stop_broker(DEMO_STOPPED_BROKER)
         asyncio.run(shoot(bootstrap, chosen(SHOTS)))
         if chosen(DRAIN_SHOTS):

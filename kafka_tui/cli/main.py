@@ -66,7 +66,7 @@ def _run_demo(args: argparse.Namespace) -> int:
     from ..admin import AdminError, ConnectionSettings
     from ..config import Profile, Settings
     from ..devcluster import ClusterError, DevCluster
-    from ..devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_topics
+    from ..devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_groups, seed_demo_topics
 
     cluster = DevCluster()
     try:
@@ -76,6 +76,7 @@ def _run_demo(args: argparse.Namespace) -> int:
             if not broker["running"]:
                 cluster.start_broker(broker["id"])
         seed_demo_topics(bootstrap)
+        seed_demo_groups(bootstrap)
         if not args.keep_brokers:
             cluster.stop_broker(DEMO_STOPPED_BROKER)
         import asyncio

@@ -105,13 +105,13 @@ class GroupResetDialog(ModalScreen[reset.ResetOutcome | None]):
                 yield Label("", id="reset-value-error", classes="field-error", markup=False)
                 with Horizontal(classes="group-fields"):
                     yield Select(
-                        [("all topics of the group", ALL_TOPICS), ("one topic", ONE_TOPIC)],
+                        [("all topics", ALL_TOPICS), ("one topic", ONE_TOPIC)],
                         value=ALL_TOPICS,
                         allow_blank=False,
                         id="reset-scope",
                     )
                     yield Input(topics[0] if topics else "", placeholder="topic", id="reset-topic")
-                    yield Input(placeholder="partitions: all, or 0,2", id="reset-partitions")
+                    yield Input(placeholder="0,2 (empty: all)", id="reset-partitions")
                 yield Static("Computing the preview…", id="reset-summary", markup=False)
                 yield DataTable(id="reset-preview", cursor_type="row")
             with Vertical(classes="dialog-foot"):

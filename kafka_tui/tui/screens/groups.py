@@ -281,6 +281,7 @@ class GroupDetailScreen(KafkaScreen):
             yield Sparkline([], id="group-sparkline")
             yield Static("Partitions", classes="section")
             yield DataTable(id="group-offsets", cursor_type="row")
+            yield Static("", id="group-notes", markup=False)
             yield Static("Members", id="group-members-title", classes="section")
             yield DataTable(id="group-members", cursor_type="row")
         yield Footer()
@@ -341,7 +342,9 @@ class GroupDetailScreen(KafkaScreen):
                 p.member_id or "-",
             )
         notes = [f"* {p.topic}-{p.partition}: {p.note}" for p in view.offsets if p.note and p.lag]
-        table.tooltip = "\n".join(notes) or None
+        shown = self.query_one("#group-notes", Static)
+        shown.display = bool(notes)
+        shown.update("\n".join(notes))
 
     def _show_members(self, view: GroupView) -> None:
         table = self.query_one("#group-members", DataTable)
