@@ -25,6 +25,14 @@ class Field(StrEnum):
     ZOOKEEPER = "zookeeper"
     THROTTLE = "throttle"
     PLAN_TOPICS = "plan_topics"
+    # records (services/messages.py)
+    KEY_FORMAT = "key_format"
+    VALUE_FORMAT = "value_format"
+    RECORD_FILTER = "record_filter"
+    HEADER = "header"
+    KEY = "key"
+    VALUE = "value"
+    SCHEMA_REGISTRY = "schema_registry"
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,13 @@ FLAGS = {
     Field.ZOOKEEPER: "--zookeeper",
     Field.THROTTLE: "--throttle",
     Field.PLAN_TOPICS: "--topics",
+    Field.KEY_FORMAT: "--key-format",
+    Field.VALUE_FORMAT: "--value-format",
+    Field.RECORD_FILTER: "--filter",
+    Field.HEADER: "--header",
+    Field.KEY: "--key",
+    Field.VALUE: "--value",
+    Field.SCHEMA_REGISTRY: "--schema-registry",
 }
 
 

@@ -31,7 +31,7 @@ FORMATS: Final = (
     "jsonschema",
 )
 SCHEMA_FORMATS: Final = ("avro", "protobuf", "jsonschema")
-NEEDS_SCHEMA = "needs a schema registry or schema file (--schema-registry)"
+NEEDS_SCHEMA = "needs a schema registry or a schema file"
 
 _json_loads = json.loads
 

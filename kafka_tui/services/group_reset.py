@@ -391,7 +391,7 @@ async def _targets(
             t, p = without[0]
             raise UsageError(
                 f"Cannot shift '{t}'-{p}: the group has no committed offset there "
-                "(use --to-offset, --to-earliest or --to-latest for it)."
+                "(reset it to an offset, the earliest or the latest instead)."
             )
         return {tp: clamped(tp, committed[tp] + spec.value) for tp in partitions}, notes
     if mode == FROM_FILE:

@@ -30,6 +30,7 @@ from ..admin.records import (
     check_partitions,
     unknown_topic,
 )
+from ..fields import Field, FieldError
 from .codecs import (
     FORMATS,
     SCHEMA_FORMATS,
@@ -90,7 +91,9 @@ def compile_filter(expression: str) -> Filter:
     except ValueError as exc:
         # jq's message: "jq: error: <what>:", then the expression with a caret, then a count
         said = str(exc).splitlines()[0].removeprefix("jq: error: ").rstrip(":")
-        raise UsageError(f"--filter: not a jq expression ({said}): {expression}") from None
+        raise FieldError(
+            Field.RECORD_FILTER, f"is not a jq expression ({said}): {expression}"
+        ) from None
 
     def keep(document: RecordDocument) -> bool:
         try:
@@ -102,9 +105,9 @@ def compile_filter(expression: str) -> Filter:
     return keep
 
 
-def check_format(name: str, fmt: str) -> None:
+def check_format(field: Field, fmt: str) -> None:
     if fmt not in FORMATS:
-        raise UsageError(f"{name}: '{fmt}' is not a format ({', '.join(FORMATS)})")
+        raise FieldError(field, f"'{fmt}' is not a format ({', '.join(FORMATS)})")
 
 
 def document(
@@ -271,8 +274,8 @@ async def open_read(
     admin: AdminPort, request: ReadRequest, schemas: SchemaSource | None = None
 ) -> RecordRead:
     """Checks the request (formats, filter, topic, partitions) before anything is read."""
-    check_format("--key-format", request.key_format)
-    check_format("--value-format", request.value_format)
+    check_format(Field.KEY_FORMAT, request.key_format)
+    check_format(Field.VALUE_FORMAT, request.value_format)
     count = await topic_partition_count(admin, request.topic)
     partitions = check_partitions(request.topic, count, request.partitions)
     reader = RecordReader(
@@ -319,7 +322,7 @@ def record_headers(texts: Sequence[str]) -> list[tuple[str, bytes | None]]:
     for text in texts:
         name, sep, value = text.partition("=")
         if not sep or not name:
-            raise UsageError(f"--header: '{text}' is not NAME=VALUE")
+            raise FieldError(Field.HEADER, f"'{text}' is not NAME=VALUE")
         headers.append((name, value.encode()))
     return headers
 
@@ -337,17 +340,17 @@ def record_from_values(
     topic: str = "",
 ) -> OutgoingRecord:
     """One record from command-line text (`value` None: a tombstone)."""
-    check_format("--key-format", key_format)
-    check_format("--value-format", value_format)
+    check_format(Field.KEY_FORMAT, key_format)
+    check_format(Field.VALUE_FORMAT, value_format)
     ks, vs = sides(schemas)
     try:
         k = encode(key, key_format, ks, f"{topic}-key", text=True)
     except EncodeError as exc:
-        raise UsageError(f"--key: {exc}") from None
+        raise FieldError(Field.KEY, str(exc)) from None
     try:
         v = encode(value, value_format, vs, f"{topic}-value", text=True)
     except EncodeError as exc:
-        raise UsageError(f"--value: {exc}") from None
+        raise FieldError(Field.VALUE, str(exc)) from None
     return OutgoingRecord(k, v, tuple(record_headers(headers)), partition, timestamp)
 
 

@@ -19,6 +19,7 @@ FORM_FIELDS: dict[Field, tuple[str, str]] = {
     Field.UNDER_REPLICATED_MODE: ("mode", "mode"),
     Field.MIN_REQUIRED_RF: ("min_required", "min required RF"),
     Field.PLACEMENT: ("placement", "placement"),
+    Field.RECORD_FILTER: ("filter", "filter"),
 }
 
 

@@ -353,7 +353,7 @@ def test_bad_input_is_one_sentence(
         ("messages", "read", topic, "--partition", "0", "--offset", "2"): (
             f"Offset 2 is past the end of partition 0 of topic '{topic}'"
         ),
-        ("messages", "read", topic, "--filter", ".value |||"): "--filter: not a jq expression",
+        ("messages", "read", topic, "--filter", ".value |||"): "--filter is not a jq expression",
         ("messages", "read", topic, "--from-time", "yesterday"): "is not an ISO-8601 time",
     }
     for args, said in cases.items():

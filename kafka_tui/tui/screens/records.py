@@ -24,10 +24,11 @@ from textual.widgets import DataTable, Footer, Input, Static
 from ...admin import AdminError
 from ...admin.records import Start, Stop
 from ...config import Profile
+from ...fields import FieldError
 from ...services.messages import Filter, ReadRequest, RecordDocument, compile_filter, open_read
-from ...services.parsing import UsageError
 from ...services.ports import AdminPort
 from .. import notices
+from ..words import field_error_words
 from .base import KafkaScreen
 
 _CELL = 60  # characters of a key or value shown in the table
@@ -161,8 +162,9 @@ class RecordsScreen(KafkaScreen):
         try:
             self.keep = compile_filter(text) if text else None
             self.filter_error = None
-        except UsageError as exc:
-            self.filter_error = str(exc)  # while typing: said, the last good filter kept
+        except FieldError as exc:
+            # while typing: said, the last good filter kept
+            self.filter_error = field_error_words(exc)
         self.apply_filter()
 
     @on(Input.Submitted, "#records-filter")
