@@ -136,22 +136,8 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     return await _delete_offsets(args, admin, as_json)
 
 
-def age(seconds: float | None) -> str:
-    """12s, 3m05s, 2h10m, 4d03h."""
-    if seconds is None:
-        return "-"
-    s = int(seconds)
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    if s < 86400:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
-
-
 async def _list(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
-    from ..services.groups import list_groups
+    from ..services.groups import age, list_groups
 
     read = await list_groups(
         admin, types=args.type or (), states=args.state or (), topic=args.topic
@@ -193,6 +179,8 @@ async def _describe(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) 
 
 
 def _print_group(v: Any) -> None:
+    from ..services.groups import age
+
     if v.error:
         print(f"Error ({v.error}): {v.message}", file=sys.stderr)
         return
