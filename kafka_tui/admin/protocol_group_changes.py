@@ -27,6 +27,14 @@ LATEST = -1  # ... for the log end offset (the high watermark under read_uncommi
 READ_UNCOMMITTED = 0
 
 
+def _by_topic(values: Mapping[tuple[str, int], int]) -> dict[str, list[tuple[int, int]]]:
+    """(topic, partition) -> value, as the requests nest it: topic -> [(partition, value)]."""
+    by_topic: dict[str, list[tuple[int, int]]] = {}
+    for (t, p), value in sorted(values.items()):
+        by_topic.setdefault(t, []).append((p, value))
+    return by_topic
+
+
 class ListedOffset(NamedTuple):
     topic: str
     partition: int
@@ -50,9 +58,7 @@ class ListOffsetsRequest(WireRequest):
         request = self.API.request_type(version)
         topic = nested(request, "ListOffsetsTopic")
         partition = nested(request, "ListOffsetsPartition")
-        by_topic: dict[str, list[tuple[int, int]]] = {}
-        for (t, p), timestamp in sorted(self.partitions.items()):
-            by_topic.setdefault(t, []).append((p, timestamp))
+        by_topic = _by_topic(self.partitions)
         return shape(
             request,
             replica_id=-1,
@@ -102,9 +108,7 @@ class OffsetCommitRequest(WireRequest):
         request = self.API.request_type(version)
         topic = nested(request, "OffsetCommitRequestTopic")
         partition = nested(request, "OffsetCommitRequestPartition")
-        by_topic: dict[str, list[tuple[int, int]]] = {}
-        for (t, p), offset in sorted(self.offsets.items()):
-            by_topic.setdefault(t, []).append((p, offset))
+        by_topic = _by_topic(self.offsets)
         return shape(
             request,
             group_id=self.group,
@@ -159,9 +163,7 @@ class AlterShareGroupOffsetsRequest(WireRequest):
         request = self.API.request_type(version)
         topic = nested(request, "AlterShareGroupOffsetsRequestTopic")
         partition = nested(request, "AlterShareGroupOffsetsRequestPartition")
-        by_topic: dict[str, list[tuple[int, int]]] = {}
-        for (t, p), offset in sorted(self.offsets.items()):
-            by_topic.setdefault(t, []).append((p, offset))
+        by_topic = _by_topic(self.offsets)
         return shape(
             request,
             group_id=self.group,

@@ -25,12 +25,12 @@ from aiokafka import AIOKafkaProducer
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
 from kafka_tui.admin.protocol_group_changes import OffsetCommitRequest
-from kafka_tui.devcluster.jars import ensure_kafka
 from kafka_tui.services.groups import describe_groups
 
 from ..conftest import Cluster
 from .test_cli import run, run_json
 from .test_consumer_groups import ActiveMember, commit_and_leave, create
+from .test_group_kinds import _java
 
 Names = Callable[[str], str]
 PARTITIONS = 3
@@ -41,22 +41,8 @@ COMMITTED = {0: 3, 1: 5, 2: 9}
 
 def _tool(cluster: Cluster, *args: str) -> str:
     """kafka-consumer-groups.sh of the cluster's own Kafka release."""
-    state = cluster.dev.load()
-    assert state is not None
-    classpath = ensure_kafka(state.version, cluster.dev.cache).classpath
     done = subprocess.run(
-        [
-            "java",
-            "-Xmx128m",
-            "-XX:TieredStopAtLevel=1",
-            "-XX:+UseSerialGC",
-            "-cp",
-            classpath,
-            "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
-            "--bootstrap-server",
-            cluster.bootstrap_servers,
-            *args,
-        ],
+        _java(cluster, "group.ConsumerGroupCommand", *args),
         capture_output=True,
         text=True,
         timeout=120,
