@@ -1,6 +1,7 @@
-"""A topic's records (`v` on the topics screen or a topic's detail): the newest first, of
-every partition or one (`p`), a live follow (`f`), a jq filter as you type (evaluated in a
-thread, off the UI), and the highlighted record's object in a detail pane.
+"""A topic's records (`v` on the topics screen or a topic's detail): the newest first, or
+from a chosen offset or time (`o`, oldest first), of every partition or one (`p`), a live
+follow (`f`), a jq filter as you type (evaluated in a thread, off the UI), the highlighted
+record's object in a detail pane, and a produce form (`P`, hidden on read-only profiles).
 
 It holds a bounded window: the last `LAST` records of each partition when it opens, then what
 a follow brings, never more than `WINDOW` records (the oldest leave), so a topic of millions
@@ -25,11 +26,19 @@ from ...admin import AdminError
 from ...admin.records import Start, Stop
 from ...config import Profile
 from ...fields import FieldError
-from ...services.messages import Filter, ReadRequest, RecordDocument, compile_filter, open_read
+from ...services.messages import (
+    Filter,
+    Produced,
+    ReadRequest,
+    RecordDocument,
+    compile_filter,
+    open_read,
+)
 from ...services.ports import AdminPort
 from .. import notices
 from ..words import field_error_words
 from .base import KafkaScreen
+from .produce import ProduceDialog
 
 _CELL = 60  # characters of a key or value shown in the table
 
@@ -46,10 +55,44 @@ def _newest_first(documents: list[RecordDocument]) -> list[RecordDocument]:
     )
 
 
+def _oldest_first(documents: list[RecordDocument]) -> list[RecordDocument]:
+    return sorted(documents, key=lambda d: (d["timestamp"], d["partition"], d["offset"]))
+
+
+def parse_start(text: str) -> Start | None:
+    """Where to start from the start box: an offset (a whole number), an ISO-8601 time (UTC
+    unless it names a zone, as `messages read --from-time` takes it), or empty (None: the
+    last records of each partition). ValueError says what to type."""
+    text = text.strip()
+    if not text:
+        return None
+    if text.isdigit():
+        return Start(offset=int(text))
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"'{text}' is neither an offset nor an ISO-8601 time (e.g. 2026-11-27T10:00:00Z)."
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return Start(timestamp=int(moment.timestamp() * 1000))
+
+
+def start_words(start: Start | None) -> str:
+    if start is None:
+        return "newest first"
+    if start.offset is not None:
+        return f"from offset {start.offset}, oldest first"
+    moment = datetime.fromtimestamp((start.timestamp or 0) / 1000, UTC)
+    return f"from {moment.strftime('%Y-%m-%d %H:%M:%S')} UTC, oldest first"
+
+
 class RecordsScreen(KafkaScreen):
     """The records of `topic`, newest first."""
 
     profile: Profile
+    CHANGE_ACTIONS: ClassVar[frozenset[str]] = frozenset({"produce"})
     LAST = 100  # per partition, read when the screen opens or the partition changes
     WINDOW = 2_000  # records held at most
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -70,7 +113,22 @@ class RecordsScreen(KafkaScreen):
             id="records.partition",
             tooltip="One partition after the other, then all",
         ),
+        Binding(
+            "o",
+            "focus_start",
+            "Start",
+            id="records.start",
+            tooltip="Start from an offset or an ISO-8601 time (empty: the newest)",
+        ),
         Binding("r", "reload", "Reload", id="records.reload", tooltip="Read the records again"),
+        Binding(
+            "P",
+            "produce",
+            "Produce",
+            id="records.produce",
+            tooltip="Produce a record to this topic",
+            key_display="P",
+        ),
     ]
 
     def __init__(self, profile: Profile, admin: AdminPort, topic: str) -> None:
@@ -87,10 +145,16 @@ class RecordsScreen(KafkaScreen):
         self.filter_error: str | None = None
         self.ends: dict[int, int] = {}  # where the last read stopped, per partition
         self.generation = 0  # of the filter run last asked for: only its result is shown
+        self.start: Start | None = None  # None: the last LAST of each partition, newest first
+        self.select: tuple[int, int] | None = None  # (partition, offset) to highlight once shown
+        self.loads = 0  # reads shown (tests wait for one)
+        self.written: str | None = None  # where the last record produced here landed
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="records-header", markup=False)
-        yield Input(placeholder="/ jq filter, e.g. .value.amount > 100", id="records-filter")
+        with Horizontal(id="records-inputs"):
+            yield Input(placeholder="/ jq filter, e.g. .value.amount > 100", id="records-filter")
+            yield Input(placeholder="o start: offset or ISO time", id="records-start")
         with Horizontal(id="records-body"):
             yield DataTable(id="records", cursor_type="row")
             with VerticalScroll(id="record-pane"):
@@ -100,7 +164,7 @@ class RecordsScreen(KafkaScreen):
 
     def _title(self) -> str:
         which = "all partitions" if self.partition is None else f"partition {self.partition}"
-        return f"Records of {self.topic}, {which}, newest first  ({self.profile.name})"
+        return f"Records of {self.topic}, {which}, {start_words(self.start)}  ({self.profile.name})"
 
     def on_mount(self) -> None:
         table = self.query_one("#records", DataTable)
@@ -114,12 +178,21 @@ class RecordsScreen(KafkaScreen):
         partitions = () if self.partition is None else (self.partition,)
         return ReadRequest(self.topic, partitions, start, stop)
 
+    @property
+    def ascending(self) -> bool:
+        return self.start is not None
+
     @work(exclusive=True, group="records", exit_on_error=False)
     async def load(self) -> None:
-        """The last LAST records of each partition shown, newest first."""
+        """The last LAST records of each partition shown, newest first; or from the chosen
+        start, oldest first, at most WINDOW records."""
         self.workers.cancel_group(self, "follow")
+        if self.start is None:
+            request = self._request(Start(last=self.LAST), Stop())
+        else:
+            request = self._request(self.start, Stop(limit=self.WINDOW))
         try:
-            read = await open_read(self.admin, self._request(Start(last=self.LAST), Stop()))
+            read = await open_read(self.admin, request)
             documents: list[RecordDocument] = []
             async with read:
                 async for batch in read.documents():
@@ -131,7 +204,9 @@ class RecordsScreen(KafkaScreen):
             self._status(exc.message)
             self.tell(notices.failed(exc.message, "Cannot read the records"))
             return
-        self.held = deque(_newest_first(documents), maxlen=self.WINDOW)
+        order = _oldest_first if self.ascending else _newest_first
+        self.held = deque(order(documents), maxlen=self.WINDOW)
+        self.loads += 1
         self.query_one("#records-header", Static).update(self._title())
         self.apply_filter()
         if self.following:
@@ -147,7 +222,10 @@ class RecordsScreen(KafkaScreen):
                 async for batch in read.documents():
                     for d in batch:
                         self.ends[d["partition"]] = d["offset"] + 1
-                    self.held.extendleft(reversed(_newest_first(batch)))
+                    if self.ascending:  # new records below, the oldest leave at the top
+                        self.held.extend(_oldest_first(batch))
+                    else:
+                        self.held.extendleft(reversed(_newest_first(batch)))
                     self.apply_filter()
         except AdminError as exc:
             self.following = False
@@ -170,6 +248,20 @@ class RecordsScreen(KafkaScreen):
     @on(Input.Submitted, "#records-filter")
     def filter_submitted(self) -> None:
         self.query_one("#records", DataTable).focus()
+
+    # -- where to start ---------------------------------------------------------------------
+
+    @on(Input.Submitted, "#records-start")
+    def start_submitted(self, event: Input.Submitted) -> None:
+        try:
+            start = parse_start(event.value)
+        except ValueError as exc:
+            self._status(str(exc))
+            return
+        self.start = start
+        self.query_one("#records", DataTable).focus()
+        self._status("Reading the records…")
+        self.load()
 
     def apply_filter(self) -> None:
         self.generation += 1
@@ -197,6 +289,11 @@ class RecordsScreen(KafkaScreen):
                 _short(d["value"]),
                 key=f"{d['partition']}:{d['offset']}",
             )
+        if self.select is not None:
+            wanted = self.select
+            at = [i for i, d in enumerate(shown) if (d["partition"], d["offset"]) == wanted]
+            if at:
+                cursor, self.select = at[0], None
         if shown:
             table.move_cursor(row=min(max(cursor, 0), len(shown) - 1))
             self._detail(shown[table.cursor_row])
@@ -210,6 +307,8 @@ class RecordsScreen(KafkaScreen):
             parts.append("following (f stops)")
         if self.filter_error:
             parts.append(self.filter_error)
+        if self.written:
+            parts.append(f"last produced: {self.written}")
         self._status(" · ".join(parts))
 
     def _status(self, text: str) -> None:
@@ -232,6 +331,24 @@ class RecordsScreen(KafkaScreen):
 
     def action_focus_filter(self) -> None:
         self.query_one("#records-filter", Input).focus()
+
+    def action_focus_start(self) -> None:
+        self.query_one("#records-start", Input).focus()
+
+    def action_produce(self) -> None:
+        if self.profile.read_only:  # check_action hides it; the palette and keys refuse too
+            return
+        self.app.push_screen(ProduceDialog(self.admin, self.topic, self.partitions), self._produced)
+
+    def _produced(self, outcome: Produced | None) -> None:
+        if outcome is None or outcome.partition is None or outcome.offset is None:
+            return
+        where = f"partition {outcome.partition}, offset {outcome.offset}"
+        self.tell(notices.done(f"Record written to {self.topic}: {where}.", "Produced"))
+        self.select = (outcome.partition, outcome.offset)
+        self.written = where
+        self._status(f"Written to {where}; reading the records…")
+        self.load()
 
     def action_follow(self) -> None:
         self.following = not self.following
