@@ -156,6 +156,7 @@ async def _delete(pilot: Pilot[Any]) -> None:
     assert isinstance(dialog, DeleteConfirm)
     await _until(pilot, lambda: dialog.readers is not None)
     wholly_shown(pilot, ".dialog-title", "#confirm-input", *buttons(pilot))
+    assert pilot.app.focused is dialog.query_one("#confirm-input")  # typing confirms
 
 
 async def _drain(pilot: Pilot[Any]) -> None:

@@ -101,6 +101,8 @@ class DeleteConfirm(ModalScreen[bool]):
                     yield Button("Cancel", id="cancel")
 
     def on_mount(self) -> None:
+        # The dialog is a scroll (focusable, for its body): the typing goes to the input.
+        self.query_one("#confirm-input", Input).focus()
         self.show_readers()
         if self.readers is None and self.admin is not None:
             self.load_readers()

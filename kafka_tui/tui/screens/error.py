@@ -29,5 +29,8 @@ class ErrorScreen(ModalScreen[None]):
                 yield Static("The screen behind kept its last good state. Press Enter to close.")
                 yield Button("Close", variant="error", id="close")
 
+    def on_mount(self) -> None:
+        self.query_one("#close", Button).focus()
+
     def on_button_pressed(self) -> None:
         self.dismiss()
