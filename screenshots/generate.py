@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from aiokafka import AIOKafkaProducer
 from textual.pilot import Pilot
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Select, Static, TextArea
 
 from kafka_tui.admin import ConnectionSettings, TopicSpec
 from kafka_tui.admin.placeholders import PlaceholderStore
@@ -31,6 +33,8 @@ from kafka_tui.services.snapshot import take_snapshot
 from kafka_tui.tui.app import KafkaTuiApp, make_app
 from kafka_tui.tui.screens.forms import FormScreen
 from kafka_tui.tui.screens.metadata import MetadataScreen
+from kafka_tui.tui.screens.produce import ProduceDialog
+from kafka_tui.tui.screens.records import RecordsScreen
 from kafka_tui.tui.widgets.broker_table import BrokerTable
 
 HERE = Path(__file__).parent
@@ -171,6 +175,76 @@ async def group_reset(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
     await pilot.pause()
 
 
+REFUNDS = [  # (partition, key, value, headers, minutes ago)
+    (0, "order-1041", {"order": 1041, "amount": 129.9, "reason": "damaged"}, "web", 52),
+    (1, "order-1057", {"order": 1057, "amount": 18.5, "reason": "late"}, "app", 41),
+    (0, "order-1063", {"order": 1063, "amount": 74.0, "reason": "wrong size"}, "web", 33),
+    (1, "order-1072", {"order": 1072, "amount": 240.0, "reason": "damaged"}, "support", 21),
+    (0, "order-1080", {"order": 1080, "amount": 9.99, "reason": "duplicate"}, "app", 12),
+    (1, "order-1094", {"order": 1094, "amount": 56.2, "reason": "late"}, "web", 4),
+]
+
+
+async def _refunds(app: KafkaTuiApp) -> bool:
+    """A topic of a few JSON records with headers, made once per cluster (True: just now)."""
+    assert app.admin is not None and app.profile is not None
+    snapshot = await take_snapshot(app.admin)
+    if "refunds" in snapshot.topics:
+        return False
+    await app.admin.create_topics([TopicSpec("refunds", assignment={0: [1, 2], 1: [2, 1]})])
+    now = int(time.time() * 1000)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=app.profile.connection.bootstrap_servers, acks="all"
+    )
+    await producer.start()
+    try:
+        for partition, key, value, origin, minutes in REFUNDS:
+            await producer.send_and_wait(
+                "refunds",
+                json.dumps(value).encode(),
+                key=key.encode(),
+                partition=partition,
+                timestamp_ms=now - minutes * 60_000,
+                headers=[("origin", origin.encode()), ("trace-id", f"t-{key[-4:]}".encode())],
+            )
+    finally:
+        await producer.stop()
+    return True
+
+
+async def records(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # refunds' records newest first, the second one's object in the pane.
+    if await _refunds(app):
+        await pilot.press("r")  # the topics screen read the cluster before refunds existed
+        await settle(app, pilot)
+    await pilot.press("slash", *"refunds", "enter", "v")
+    for _ in range(600):
+        screen = app.screen
+        if isinstance(screen, RecordsScreen) and len(screen.shown) == len(REFUNDS):
+            break
+        await pilot.pause(0.05)
+    await pilot.press("down")
+    await settle(app, pilot)
+
+
+async def records_produce(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # The produce form filled in, a header list comma-separated, partition left to Kafka.
+    await records(app, pilot)
+    await pilot.press("P")
+    for _ in range(600):
+        if isinstance(app.screen, ProduceDialog):
+            break
+        await pilot.pause(0.05)
+    dialog = app.screen
+    dialog.query_one("#key", Input).value = "order-1101"
+    dialog.query_one("#value-format", Select).value = "json"
+    dialog.query_one("#value", TextArea).text = '{"order": 1101, "amount": 42.0, "reason": "late"}'
+    dialog.query_one("#headers", TextArea).text = "origin=ops, trace-id=t-1101"
+    await pilot.pause()
+    dialog.query_one("#key", Input).focus()
+    await pilot.pause()
+
+
 async def palette(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
     await pilot.press("ctrl+p", *"topic")
     await pilot.pause(0.3)
@@ -196,6 +270,8 @@ SHOTS: list[tuple[str, Step, bool]] = [
     ("groups", groups, False),
     ("group-detail", group_detail, False),
     ("group-reset", group_reset, False),
+    ("records", records, False),
+    ("records-produce", records_produce, False),
 ]
 
 

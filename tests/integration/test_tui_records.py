@@ -121,7 +121,8 @@ async def test_produce_through_the_form_then_start_from_an_offset_and_a_time_at_
         assert "last produced: partition 1, offset 0" in str(status.render())
         table = screen.query_one("#records", DataTable)
         assert screen.shown[table.cursor_row] is record
-        assert '"origin"' in str(screen.query_one("#record-detail", Static).render())
+        detail = str(screen.query_one("#record-detail", Static).render())
+        assert "origin: ops" in detail and "trace: t1" in detail and '"n": 9' in detail
 
         async def start(text: str, loads: int) -> None:
             await typed(pilot, screen.query_one("#records-start", Input), text)

@@ -88,6 +88,33 @@ def start_words(start: Start | None) -> str:
     return f"from {moment.strftime('%Y-%m-%d %H:%M:%S')} UTC, oldest first"
 
 
+def _pretty(value: object) -> str:
+    return value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def detail_text(d: RecordDocument) -> str:
+    """The detail pane: where and when, the key, the headers, the schema, the value pretty."""
+    moment = datetime.fromtimestamp(d["timestamp"] / 1000, UTC)
+    lines = [
+        f"partition {d['partition']} · offset {d['offset']}",
+        f"{moment.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]} UTC ({d['timestamp_type']})",
+        f"key ({d['key_format']}): {'null' if d['key'] is None else _pretty(d['key'])}",
+    ]
+    if d["headers"]:
+        lines.append("headers:")
+        lines += [f"  {name}: {'null' if value is None else value}" for name, value in d["headers"]]
+    else:
+        lines.append("headers: none")
+    if d["schema_id"] is not None:
+        lines.append(f"schema id: {d['schema_id']}")
+    if "error" in d:
+        lines.append(f"error: {d['error']}")
+    value = "null (a tombstone)" if d["value"] is None else _pretty(d["value"])
+    lines.append(f"value ({d['value_format']}):")
+    lines.append(value)
+    return "\n".join(lines)
+
+
 class RecordsScreen(KafkaScreen):
     """The records of `topic`, newest first."""
 
@@ -168,7 +195,7 @@ class RecordsScreen(KafkaScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#records", DataTable)
-        table.add_columns("Partition", "Offset", "Time", "Key", "Value")
+        table.add_columns("P", "Offset", "Time (UTC)", "Key", "Value")
         table.focus()
         self.load()
 
@@ -284,7 +311,7 @@ class RecordsScreen(KafkaScreen):
             table.add_row(
                 str(d["partition"]),
                 str(d["offset"]),
-                moment.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3],
+                moment.strftime("%m-%d %H:%M:%S"),  # the pane has the year and ms
                 _short(d["key"]),
                 _short(d["value"]),
                 key=f"{d['partition']}:{d['offset']}",
@@ -320,8 +347,7 @@ class RecordsScreen(KafkaScreen):
             self._detail(self.shown[event.cursor_row])
 
     def _detail(self, document: RecordDocument) -> None:
-        text = json.dumps(document, indent=2, ensure_ascii=False)
-        self.query_one("#record-detail", Static).update(text)
+        self.query_one("#record-detail", Static).update(detail_text(document))
 
     # -- actions --------------------------------------------------------------------------
 
