@@ -145,6 +145,15 @@ async def test_produce_through_the_form_then_start_from_an_offset_and_a_time_at_
         moment = datetime.fromtimestamp((base + 1) / 1000, UTC).isoformat()
         await start(moment, screen.loads + 1)
         assert values() == [{"n": 1}, {"n": 2}, {"n": 3}]
+        # a read stopped by the window: a follow goes on from where it stopped, the oldest
+        # leaving the window as new ones come
+        screen.WINDOW = 2
+        await start("0", screen.loads + 1)
+        assert values() == [{"n": 0}, {"n": 1}]
+        screen.query_one("#records", DataTable).focus()
+        await pilot.press("f")
+        await until(pilot, lambda: values() == [{"n": 2}, {"n": 3}], values)
+        await pilot.press("f")
         await typed(pilot, screen.query_one("#records-start", Input), "soon")
         await pilot.press("enter")
         await until(pilot, lambda: "neither an offset nor" in str(status.render()), values)

@@ -225,6 +225,10 @@ class RecordsScreen(KafkaScreen):
                 async for batch in read.documents():
                     documents += batch
                 self.ends = dict(read.ends)
+                if len(documents) >= self.WINDOW:  # stopped by the limit: a follow goes on
+                    self.ends = dict(read.starts)  # from there, not from the partitions' ends
+                    for d in documents:
+                        self.ends[d["partition"]] = max(self.ends[d["partition"]], d["offset"] + 1)
             described = await self.admin.describe_topics([self.topic], configs=False)
             self.partitions = len(described[0][0].partitions) if described[0] else 0
         except AdminError as exc:
