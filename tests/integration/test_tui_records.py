@@ -1,7 +1,8 @@
 """The records screen's produce form and start box against the real KRaft cluster, driven with
 Pilot at 80x24: a bad header and a value that is not JSON refused at their fields, a record
 produced through the form shown where it landed, a start from an offset (refused in one
-sentence past a partition's end) and from a time; read-only profiles have no produce."""
+sentence past a partition's end) and from a time, Kafka's refusal of a record too large shown in
+the form; read-only profiles have no produce."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ async def test_produce_through_the_form_then_start_from_an_offset_and_a_time_at_
 ) -> None:
     topic = topic_name()
     servers = kraft_cluster.bootstrap_servers
-    await create(servers, TopicSpec(topic, 2, 1))
+    await create(servers, TopicSpec(topic, 2, 1, configs={"max.message.bytes": "1000"}))
     base = (int(time.time()) // 60 - 60) * 60_000  # an hour ago, on the minute
     await send(
         servers,
@@ -123,6 +124,22 @@ async def test_produce_through_the_form_then_start_from_an_offset_and_a_time_at_
         assert screen.shown[table.cursor_row] is record
         detail = str(screen.query_one("#record-detail", Static).render())
         assert "origin: ops" in detail and "trace: t1" in detail and '"n": 9' in detail
+
+        # Kafka's refusal in one sentence, in the form, which stays open
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ProduceDialog), lambda: app.screen)
+        dialog = app.screen
+        assert isinstance(dialog, ProduceDialog)
+        dialog.query_one("#value", TextArea).text = "x" * 2000
+        await pilot.press("ctrl+s")
+        verdict = dialog.query_one("#produce-verdict", Static)
+        await until(pilot, lambda: bool(str(verdict.render())), lambda: app.screen)
+        said = str(verdict.render())
+        # (aiokafka names code 10 MESSAGE_SIZE_TOO_LARGE, admin/errors.py MESSAGE_TOO_LARGE)
+        assert app.screen is dialog and "MESSAGE_SIZE_TOO_LARGE" in said, said
+        assert "\n" not in said and said.endswith("."), said
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, lambda: app.screen)
 
         async def start(text: str, loads: int) -> None:
             await typed(pilot, screen.query_one("#records-start", Input), text)
