@@ -175,6 +175,7 @@ class RecordsScreen(KafkaScreen):
         self.start: Start | None = None  # None: the last LAST of each partition, newest first
         self.select: tuple[int, int] | None = None  # (partition, offset) to highlight once shown
         self.loads = 0  # reads shown (tests wait for one)
+        self.load_generation = 0  # the filter run that shows the last read
         self.written: str | None = None  # where the last record produced here landed
 
     def compose(self) -> ComposeResult:
@@ -240,6 +241,7 @@ class RecordsScreen(KafkaScreen):
         self.loads += 1
         self.query_one("#records-header", Static).update(self._title())
         self.apply_filter()
+        self.load_generation = self.generation
         if self.following:
             self.follow()
 
@@ -324,7 +326,9 @@ class RecordsScreen(KafkaScreen):
             wanted = self.select
             at = [i for i, d in enumerate(shown) if (d["partition"], d["offset"]) == wanted]
             if at:
-                cursor, self.select = at[0], None
+                cursor = at[0]
+            if at or generation == self.load_generation:
+                self.select = None  # a record outside the read's window is not waited for
         if shown:
             table.move_cursor(row=min(max(cursor, 0), len(shown) - 1))
             self._detail(shown[table.cursor_row])
