@@ -366,8 +366,12 @@ def main() -> None:
         return [s for s in shots if not args.only or s[0] in args.only]
 
     logging.basicConfig(level=logging.CRITICAL)  # aiokafka reports the stopped broker
-    cluster = DevCluster(Path(tempfile.gettempdir()) / "kafka-tui-screenshots")
+    # A folder of its own per run: two runs side by side (or one after a run that left its
+    # cluster formatted there) collided in a fixed /tmp/kafka-tui-screenshots.
+    cluster = DevCluster(Path(tempfile.mkdtemp(prefix="kafka-tui-screenshots-")))
     cluster.up("kraft", brokers=3)
+    if args.keep:
+        print(f"cluster kept in {cluster.root}", flush=True)
     try:
         bootstrap = cluster.bootstrap_servers()
         seed_demo_topics(bootstrap)
