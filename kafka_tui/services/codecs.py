@@ -37,6 +37,7 @@ NEEDS_SCHEMA = "needs a schema registry or a schema file"
 
 _json_loads = json.loads
 _orjson_loads = orjson.loads
+_orjson_dumps = orjson.dumps
 _quote = json.encoder.encode_basestring  # ensure_ascii=False's string quoting, in C
 
 
@@ -391,6 +392,34 @@ def _parsed(text: Any) -> Any:
         return json.loads(_text(text, "JSON"))
     except ValueError as exc:
         raise EncodeError(f"'{text}' is not JSON: {exc}") from None
+
+
+# A run of 19 digits (>= 10**18) may be an integer beyond 64 bits, which orjson reads as a float.
+_DIGITS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+_LONG_NUMBER = b"0" * 19
+
+
+def read_json(text: str) -> tuple[Any, bool]:
+    """`json.loads(text)` (Python's json: NaN, Infinity and long integers as they are) and
+    whether orjson read it: a value orjson read is the same value, and `write_json` writes
+    it again ~4x faster than Python's json (bench/records.py). A ValueError as json.loads."""
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate (stdin's surrogateescape)
+        return _json_loads(text), False
+    if _LONG_NUMBER not in data.translate(_DIGITS):
+        try:
+            return _orjson_loads(data), True
+        except ValueError:  # 1e400, NaN, a lone surrogate escape: Python's json says
+            pass
+    return _json_loads(text), False
+
+
+def write_json(value: Any) -> bytes:
+    """A value `read_json` read with orjson, as compact JSON (what `encode` writes of it in
+    the auto and json formats; floats in their shortest form, e.g. 0.00001 for 1e-05).
+    Copied: orjson's bytes keep the ~4 KB it wrote them into (1.2 GB for 300,000 records)."""
+    return bytes(memoryview(_orjson_dumps(value)))
 
 
 _compact_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

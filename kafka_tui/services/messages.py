@@ -10,6 +10,8 @@ which it yields a value other than false or null.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +45,9 @@ from .codecs import (
     encode,
     header_value,
     json_text_decoder,
+    read_json,
     sides,
+    write_json,
 )
 from .parsing import UsageError
 from .ports import AdminPort
@@ -401,13 +405,25 @@ def records_from_file(
     (default auto) says how its key and value are written back."""
     ks, vs = sides(schemas)
     subjects = (f"{topic}-key", f"{topic}-value")
-    loads = json.JSONDecoder().decode
+    with _bulk_allocations():
+        yield from _file_records(path, lines, keep_partitions, keep_timestamps, ks, vs, subjects)
+
+
+def _file_records(
+    path: Path,
+    lines: Iterable[str],
+    keep_partitions: bool,
+    keep_timestamps: bool,
+    ks: SchemaCodec | None,
+    vs: SchemaCodec | None,
+    subjects: tuple[str, str],
+) -> Iterator[OutgoingRecord]:
     for number, line in enumerate(lines, 1):
         try:
-            obj = loads(line)
+            obj, exact = read_json(line)
             if not isinstance(obj, dict):
                 raise UsageError('expected a record object ({"value": ...})')
-            record = _from_object(obj, keep_partitions, keep_timestamps, ks, vs, subjects)
+            record = _from_object(obj, keep_partitions, keep_timestamps, ks, vs, subjects, exact)
         except (UsageError, EncodeError, TypeError) as exc:
             raise UsageError(f"{path}, line {number}: {exc}") from None
         except ValueError as exc:  # json's
@@ -417,6 +433,10 @@ def records_from_file(
         yield record
 
 
+_KNOWN_FORMATS = frozenset(FORMATS)
+_AS_JSON = frozenset(("auto", "json"))
+
+
 def _from_object(
     obj: dict[str, Any],
     keep_partitions: bool,
@@ -424,31 +444,39 @@ def _from_object(
     key_schemas: SchemaCodec | None,
     value_schemas: SchemaCodec | None,
     subjects: tuple[str, str],
+    exact: bool = False,
 ) -> OutgoingRecord:
-    kf = obj.get("key_format") or "auto"
-    vf = obj.get("value_format") or "auto"
-    if kf not in FORMATS or vf not in FORMATS:
+    """`exact`: `obj` was read by orjson (codecs.read_json), its JSON values written by it."""
+    get = obj.get
+    kf = get("key_format") or "auto"
+    vf = get("value_format") or "auto"
+    if kf not in _KNOWN_FORMATS or vf not in _KNOWN_FORMATS:
         raise UsageError(f"unknown format (formats: {', '.join(FORMATS)})")
-    headers = obj.get("headers")
+    headers = get("headers")
     if headers:
         headers = [
             (str(name), None if value is None else str(value).encode()) for name, value in headers
         ]
-    partition = obj.get("partition") if keep_partitions else None
-    timestamp = obj.get("timestamp") if keep_timestamps else None
+    partition = get("partition") if keep_partitions else None
+    timestamp = get("timestamp") if keep_timestamps else None
     if partition is not None and (type(partition) is not int or partition < 0):
         raise UsageError(f'"partition" must be a whole number >= 0, not {partition!r}')
     if timestamp is not None and (type(timestamp) is not int or timestamp < 0):
         raise UsageError(f'"timestamp" must be a whole number >= 0, not {timestamp!r}')
-    # the record's schema id is its value's (see `document`)
-    schema_id = obj.get("schema_id") if vf in SCHEMA_FORMATS else None
-    return OutgoingRecord(
-        encode(obj.get("key"), kf, key_schemas, subjects[0]),
-        encode(obj.get("value"), vf, value_schemas, subjects[1], schema_id=schema_id),
-        tuple(headers) if headers else (),
-        partition,
-        timestamp,
-    )
+    key, value = get("key"), get("value")
+    k: bytes | None
+    v: bytes | None
+    if exact and kf in _AS_JSON and key is not None and (kf == "json" or type(key) is not str):
+        k = write_json(key)
+    else:
+        k = encode(key, kf, key_schemas, subjects[0])
+    if exact and vf in _AS_JSON and value is not None and (vf == "json" or type(value) is not str):
+        v = write_json(value)
+    else:
+        # the record's schema id is its value's (see `document`)
+        schema_id = get("schema_id") if vf in SCHEMA_FORMATS else None
+        v = encode(value, vf, value_schemas, subjects[1], schema_id=schema_id)
+    return OutgoingRecord(k, v, tuple(headers) if headers else (), partition, timestamp)
 
 
 async def produce(
@@ -466,11 +494,35 @@ async def produce(
         if r.partition is not None:
             check_partitions(topic, count, [r.partition])
     keyed = _keyed_partitions(records, count)
-    async with RecordWriter(admin.settings, topic, acks=acks, compression=compression) as w:
-        index = 0
-        async for outcome in w.send_all(records, count, keyed):
-            yield _produced(index, topic, outcome)
-            index += 1
+    with _bulk_allocations():
+        async with RecordWriter(admin.settings, topic, acks=acks, compression=compression) as w:
+            index = 0
+            async for outcome in w.send_all(records, count, keyed):
+                yield _produced(index, topic, outcome)
+                index += 1
+
+
+class _Bulk:
+    under_way = 0  # bulk reads or writes (the TUI may run two at once)
+    thresholds: tuple[int, int, int] = (700, 10, 10)
+
+
+@contextlib.contextmanager
+def _bulk_allocations() -> Iterator[None]:
+    """Python's young-generation collection every 700 allocations, made rare while records
+    are read from a file or sent: each record allocates a few objects kept until the end (a
+    file's records) or freed a batch later, which it scans for nothing (bench/records.py: a
+    third of a 300,000-record file's parsing). As `messages read` does (cli/messages.py)."""
+    if _Bulk.under_way == 0:
+        _Bulk.thresholds = gc.get_threshold()
+        gc.set_threshold(100_000, 50, 100)
+    _Bulk.under_way += 1
+    try:
+        yield
+    finally:
+        _Bulk.under_way -= 1
+        if _Bulk.under_way == 0:
+            gc.set_threshold(*_Bulk.thresholds)
 
 
 # From this many keyed records, Kafka's murmur2 runs over all keys at once (numpy, in

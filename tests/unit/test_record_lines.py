@@ -5,12 +5,13 @@ record line (messages.record_line), and say the same value as the record object.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from kafka_tui.admin.records import Record
-from kafka_tui.services.codecs import decode, json_text_decoder
-from kafka_tui.services.messages import document, record_line
+from kafka_tui.services.codecs import decode, json_text_decoder, read_json, write_json
+from kafka_tui.services.messages import document, record_line, records_from_file
 
 SAMPLES = [
     None,
@@ -76,3 +77,38 @@ def test_the_shortcut_answers_the_common_cases() -> None:
     assert beside is not None
     assert beside(b"\x00\x00\x00\x00\x07{}") is None
     assert beside(b"42") == ("42", "json")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"key": "1", "value": {"a": [1, 2.5, "\\u00e9"], "b": null}}',
+        '{"value": {"n": 123456789012345678901234567890}}',  # orjson: a float
+        '{"value": {"n": 1e400}}',  # Python's json: inf; orjson refuses
+        '{"value": NaN}',  # Python's json takes it
+        '{"value": "\\ud800"}',  # a lone surrogate escape
+        '{"value": 18446744073709551615}',
+    ],
+)
+def test_read_json_is_python_json(text: str) -> None:
+    value, exact = read_json(text)
+    expected = json.loads(text)
+    assert repr(value) == repr(expected)  # NaN != NaN; repr says the same value
+    assert {type(v) for v in value.values()} == {type(v) for v in expected.values()}
+    if exact:
+        assert json.loads(write_json(value)) == expected
+    with pytest.raises(ValueError):
+        read_json("{oops")
+
+
+def test_a_file_of_record_objects_keeps_long_integers() -> None:
+    lines = [
+        '{"key": 12, "value": {"n": 123456789012345678901234567890, "f": 1e-05}}\n',
+        '{"value": {"n": 1e400}}\n',
+        '{"key": "k", "value": "text", "value_format": "json"}\n',
+    ]
+    records = list(records_from_file(Path("in.jsonl"), lines))
+    assert [r.key for r in records] == [b"12", None, b"k"]
+    assert json.loads(records[0].value or b"") == {"n": 123456789012345678901234567890, "f": 1e-05}
+    assert records[1].value == b'{"n":Infinity}'  # as Python's json wrote it before
+    assert records[2].value == b'"text"'
