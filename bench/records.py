@@ -103,6 +103,12 @@ def best(repeat: int, run: Callable[[], Figure]) -> Figure:
     return min((run() for _ in range(repeat)), key=lambda figure: figure[0])
 
 
+def load() -> str:
+    """The machine's load (1, 5 and 15 minutes) and cores: wall figures mean little without it."""
+    one, five, fifteen = os.getloadavg()
+    return f"load {one:.1f} {five:.1f} {fifteen:.1f} on {os.cpu_count()} cores"
+
+
 def show(figures: dict[str, Figure], n: int, base_name: str, base_label: str) -> None:
     base_wall, base_cpu = figures[base_name]
     for name, (wall, cpu) in figures.items():
@@ -162,12 +168,14 @@ def run(bootstrap: str, n: int, repeat: int) -> None:
         "bare aiokafka loop (values)": [py, "-c", BARE_LOOP, bootstrap, topic, str(PARTITIONS)],
     }
     print(f"\nread {n:,} records to /dev/null (best wall of {repeat}; ratios to the bare loop):")
+    print(f"  ({load()} before)")
     figures = {}
     for name, command in reads.items():
         if command[0] == "kcat" and not shutil.which("kcat"):
             continue
         figures[name] = best(repeat, lambda c=command: timed(c))
     show(figures, n, "bare aiokafka loop (values)", "bare")
+    print(f"  ({load()} after)")
 
     with tempfile.TemporaryDirectory() as folder:
         objects, values = Path(folder) / "records.jsonl", Path(folder) / "values.txt"
@@ -204,11 +212,13 @@ def run(bootstrap: str, n: int, repeat: int) -> None:
             "kcat -P": (lambda t: ["kcat", "-P", "-b", bootstrap, "-t", t], values),
         }
         print(f"\nproduce {n:,} records from a file (best wall of {repeat}; ratios to ours):")
+        print(f"  ({load()} before)")
         produced = {
             name: best(repeat, lambda c=command, s=stdin: produce(c, s))
             for name, (command, stdin) in producers.items()
         }
     show(produced, n, ours_produce, "ours")
+    print(f"  ({load()} after)")
 
 
 if __name__ == "__main__":

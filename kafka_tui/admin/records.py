@@ -266,15 +266,11 @@ class RecordReader:
                 if p not in active:
                     continue
                 end = None if stop.follow else self.ends[p]
-                out = []
                 past_until = False
-                for r in records:
-                    if end is not None and r.offset >= end:
-                        break
-                    if until is not None and r.timestamp > until:
-                        past_until = True
-                        break
-                    out.append(
+                if until is None and (end is None or not records or records[-1].offset < end):
+                    # all of them (offsets ascend): one comprehension, ~10% of a bulk read's
+                    # own CPU (bench/records.py)
+                    out = [
                         Record(
                             r.topic,
                             p,
@@ -285,7 +281,28 @@ class RecordReader:
                             r.value,
                             tuple(r.headers),
                         )
-                    )
+                        for r in records
+                    ]
+                else:
+                    out = []
+                    for r in records:
+                        if end is not None and r.offset >= end:
+                            break
+                        if until is not None and r.timestamp > until:
+                            past_until = True
+                            break
+                        out.append(
+                            Record(
+                                r.topic,
+                                p,
+                                r.offset,
+                                r.timestamp,
+                                types[r.timestamp_type],
+                                r.key,
+                                r.value,
+                                tuple(r.headers),
+                            )
+                        )
                 if left is not None and len(out) >= left:
                     del out[left:]
                     left = 0

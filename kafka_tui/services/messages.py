@@ -286,6 +286,17 @@ class RecordRead:
             out = []
             for r in batch:
                 k, v = key_text(r.key), value_text(r.value)
+                if k is not None and v is not None and not r.headers:
+                    # _line's, inline: a call less per record
+                    epoch = r.leader_epoch
+                    out.append(
+                        f'{{"topic":{topic},"partition":{r.partition},"offset":{r.offset},'
+                        f'"timestamp":{r.timestamp},"timestamp_type":"{r.timestamp_type}",'
+                        f'"key":{k[0]},"value":{v[0]},"headers":[],'
+                        f'"key_format":"{k[1]}","value_format":"{v[1]}","schema_id":null,'
+                        f'"leader_epoch":{"null" if epoch is None else epoch}}}'
+                    )
+                    continue
                 if k is not None and v is not None:
                     out.append(_line(r, topic, k[0], v[0], k[1], v[1]))
                     continue
