@@ -122,6 +122,14 @@ _SENTENCES: dict[str, str] = {
     "See the broker's log.",
     "INCONSISTENT_TOPIC_ID": "{subject} was recreated while the request was in flight. Retry.",
     "NOT_ENOUGH_REPLICAS": "{subject}: not enough in-sync replicas are available.",
+    # Produce (messages produce, the records screen's form)
+    "MESSAGE_TOO_LARGE": "{subject}: a record is larger than the topic accepts "
+    "(max.message.bytes, or the broker's message.max.bytes). Send a smaller record, or raise "
+    "the topic's max.message.bytes.",
+    "RECORD_LIST_TOO_LARGE": "{subject}: a batch of records is larger than the broker accepts "
+    "(message.max.bytes). Send fewer or smaller records at a time.",
+    "INVALID_TIMESTAMP": "{subject}: a record's timestamp is too far from the broker's clock "
+    "(message.timestamp.before.max.ms / after.max.ms).",
     # OffsetDelete (KIP-496); `{subject}` is "Group 'billing'", `{topic}` the topic.
     "GROUP_SUBSCRIBED_TO_TOPIC": "{subject} keeps its offsets on '{topic}': Kafka deletes a "
     "group's offsets only for topics none of its active members subscribes to. Stop its "

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from aiokafka.errors import KafkaError
 
 from .connection import security_kwargs
-from .errors import AdminError, ValidationError, sentence
+from .errors import AdminError, ValidationError, error_name, sentence
 from .model import ConnectionSettings
 
 if TYPE_CHECKING:
@@ -131,6 +131,13 @@ def check_partitions(topic: str, count: int, asked: Sequence[int] | None) -> lis
 
 
 def _failed(topic: str, exc: KafkaError) -> AdminError:
+    """A broker's refusal under Kafka's own name for its code (aiokafka names some codes
+    otherwise: 10 is MESSAGE_SIZE_TOO_LARGE there, MESSAGE_TOO_LARGE in Kafka), worded as the
+    admin layer words it; a client-side failure under aiokafka's name."""
+    code = getattr(exc, "errno", None)
+    if isinstance(code, int) and code > 0:
+        name = error_name(code)
+        return AdminError(name, sentence(name, topic), topic)
     name = str(getattr(exc, "message", "") or type(exc).__name__)
     return AdminError(name, f"Topic '{topic}': Kafka refused the request ({name}: {exc}).", topic)
 

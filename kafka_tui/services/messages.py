@@ -547,9 +547,12 @@ def _keyed_partitions(records: Sequence[OutgoingRecord], count: int) -> list[int
     keys = [r.key for r in records if r.partition is None and r.key is not None]
     if len(keys) < _HASH_ALL_AT_ONCE_FROM:
         return None
-    import pyarrow as pa
+    try:
+        import pyarrow as pa
 
-    from ..planning.key_stats import partition_for
+        from ..planning.key_stats import partition_for
+    except ImportError:  # installed without the spark extra (numpy, pyarrow): one key at a time
+        return None
 
     partitions: list[int] = partition_for(pa.array(keys, pa.binary()), count).tolist()
     return partitions
