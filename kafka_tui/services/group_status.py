@@ -10,9 +10,11 @@ of the groups screen — and judges the window of looks it has. The rules, first
   read), or went backwards between two looks without a reset by kafka-tui (Burrow's REWIND).
 - STOP: some partition lags and the group has no member (Empty): nobody is consuming.
 - STALL: the group has members, some partition lags, and its committed offset did not move
-  over the whole window (at least two looks): consumers are there but not progressing.
-- WARN: the group's total lag grew between every two looks of a window of at least three,
-  while offsets moved: the consumers progress more slowly than the producers.
+  over the window (the last WINDOW looks, at least two): consumers are there but not
+  progressing.
+- WARN: over the window (at least three looks) the group's total lag never shrank from one
+  look to the next and grew from the first to the last, while offsets moved: the consumers
+  progress more slowly than the producers (Burrow's "lag consistently increasing").
 - OK: none of the above (caught up, or progressing).
 
 One look can tell ERR, STOP and OK only; the reason says so when STALL or WARN could not be
@@ -24,6 +26,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+# Looks judged together, as Burrow judges its last 10 commits of a partition.
+WINDOW = 10
 
 OK = "OK"
 WARN = "WARN"
@@ -68,6 +73,7 @@ def evaluate(looks: Sequence[Look], state: str = "") -> Status:
     """The status of a group from its looks, oldest first (at least one)."""
     if not looks:
         raise ValueError("at least one look is needed")
+    looks = list(looks)[-WINDOW:]
     last = looks[-1]
     behind = [
         (tp, c, last.log_start.get(tp))
@@ -113,11 +119,13 @@ def evaluate(looks: Sequence[Look], state: str = "") -> Status:
     if len(looks) >= 3:
         lags = [look.total_lag() for look in looks]
         moved = any(looks[0].committed.get(tp) != last.committed.get(tp) for tp in last.committed)
-        if moved and all(b < a for b, a in itertools.pairwise(lags)):
+        growing = lags[-1] > lags[0] and all(b <= a for b, a in itertools.pairwise(lags))
+        if moved and growing:
             return Status(
                 WARN,
-                f"Lag grew at every look ({lags[0]} -> {lags[-1]} records over "
-                f"{last.at - looks[0].at:.0f} s): the consumers are slower than the producers.",
+                f"Lag never shrank over the last {len(looks)} looks ({lags[0]} -> {lags[-1]} "
+                f"records over {last.at - looks[0].at:.0f} s): the consumers are slower than "
+                "the producers.",
             )
         return Status(OK, f"{total} records behind and progressing.")
     if len(looks) == 2:

@@ -15,7 +15,7 @@ from kafka_tui.services.group_reset import (
     to_csv,
     topic_selector,
 )
-from kafka_tui.services.group_status import ERR, OK, STALL, STOP, WARN, Look, evaluate
+from kafka_tui.services.group_status import ERR, OK, STALL, STOP, WARN, WINDOW, Look, evaluate
 from kafka_tui.services.parsing import UsageError
 
 T0 = ("t", 0)
@@ -69,6 +69,27 @@ def test_lag_growing_at_every_look_while_progressing_is_warn() -> None:
     ]
     status = evaluate(looks, "Stable")
     assert status.status == WARN and "10 -> 25" in status.reason
+
+
+def test_a_lag_that_holds_for_a_look_then_grows_is_still_warn_and_a_dip_is_not() -> None:
+    flat = [
+        look(0, 1, {T0: 10}, {T0: 20}),
+        look(5, 1, {T0: 14}, {T0: 24}),
+        look(10, 1, {T0: 16}, {T0: 30}),
+    ]
+    assert evaluate(flat, "Stable").status == WARN
+    dip = [
+        look(0, 1, {T0: 10}, {T0: 20}),
+        look(5, 1, {T0: 19}, {T0: 24}),
+        look(10, 1, {T0: 20}, {T0: 40}),
+    ]
+    assert evaluate(dip, "Stable").status == OK
+
+
+def test_only_the_last_window_of_looks_is_judged() -> None:
+    old_dip = [look(0, 1, {T0: 10}, {T0: 30}), look(1, 1, {T0: 29}, {T0: 30})]
+    growing = [look(2 + i, 1, {T0: 30 + i}, {T0: 31 + 2 * i}) for i in range(WINDOW)]
+    assert evaluate(old_dip + growing, "Stable").status == WARN
 
 
 def test_lag_shrinking_is_ok() -> None:
