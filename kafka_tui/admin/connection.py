@@ -52,6 +52,8 @@ _STALE_AFTER_S = 60.0
 # An expectation about a topic's existence that every broker contradicts this long is checked
 # with the controller (see `_absent_at_controller`), then again at most this often.
 _PROBE_AFTER_S = 2.0
+# How long one round of `_caught_up`'s polls waits for the brokers' answers.
+_POLL_WAIT_S = 1.0
 # Metadata this recent names the controller a change goes to (see `_recent_controller`).
 CONTROLLER_FRESH_S = 2.0
 
@@ -453,14 +455,29 @@ class AdminConnection:
             answer = await self._metadata_from(sorted(left), node, partitions=False, retry=False)
             return routing.unmet(answer, [wanted[t] for t in left if t in wanted])
 
+        # Each broker's poll in flight. A round waits at most _POLL_WAIT_S for them: a broker
+        # that does not answer (frozen, overloaded) must not hold the others' answers until
+        # the deadline (a frozen broker's poll took the whole request timeout, and a plan's
+        # last batches read as missing from brokers that had them a moment later); its poll
+        # stays in flight and counts in the round it answers.
+        polls: dict[int, asyncio.Future[set[str]]] = {}
+
         async def check() -> int | None:
             nonlocal next_probe
             nodes = [n for n in self.client.cluster.node_ids() if n != avoid]
-            answers = await asyncio.gather(*map(unmet_on, nodes), return_exceptions=True)
+            for n in nodes:
+                if n not in polls:
+                    polls[n] = asyncio.ensure_future(unmet_on(n))
+            await asyncio.wait([polls[n] for n in nodes], timeout=_POLL_WAIT_S)
             everywhere: set[str] | None = None
-            for node, unmet in zip(nodes, answers, strict=True):
-                if isinstance(unmet, BaseException):
+            for node in nodes:
+                poll = polls[node]
+                if not poll.done():
                     continue
+                del polls[node]
+                if poll.exception() is not None:
+                    continue
+                unmet = poll.result()
                 unmet_at[node] = unmet
                 if not unmet:
                     return node
@@ -485,7 +502,11 @@ class AdminConnection:
                     return routing.nearest(unmet_at)
             return None
 
-        node = await poll_until(check, deadline)
+        try:
+            node = await poll_until(check, deadline)
+        finally:
+            for poll in polls.values():
+                poll.cancel()
         if node is None:
             if not unmet_at:
                 return first
