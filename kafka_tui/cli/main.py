@@ -65,7 +65,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 def _run_demo(args: argparse.Namespace) -> int:
     from ..admin import AdminError, ConnectionSettings
     from ..config import Profile, Settings
-    from ..devcluster import ClusterError, DevCluster
+    from ..devcluster import ClusterError, DevCluster, traffic
     from ..devcluster.seed import DEMO_STOPPED_BROKER, seed_demo_groups, seed_demo_topics
 
     cluster = DevCluster()
@@ -82,12 +82,15 @@ def _run_demo(args: argparse.Namespace) -> int:
         import asyncio
 
         asyncio.run(_seed_placeholders(bootstrap))
+        # A producer and groups of each kind the broker has, whose lag moves while you look.
+        traffic.start(cluster.root, bootstrap, state.version, cluster.cache)
     except (ClusterError, RuntimeError, AdminError) as exc:
         return _fail(f"demo: {exc}")
     demo = Profile("local demo", ConnectionSettings(bootstrap))
     code = _run_tui(args, Settings(profiles={demo.name: demo}), demo)
     print(
-        f"The local cluster keeps running ({bootstrap}); broker {DEMO_STOPPED_BROKER} is "
+        f"The local cluster keeps running ({bootstrap}), with a producer writing to "
+        f"'{traffic.TOPIC}' and its groups reading; broker {DEMO_STOPPED_BROKER} is "
         "stopped. `kafka-tui dev-cluster start-broker 3` starts it, "
         "`kafka-tui dev-cluster down` stops everything."
     )

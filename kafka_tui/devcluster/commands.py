@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import registry, storage_format
+from . import registry, storage_format, traffic
 from .cluster import ClusterError, DevCluster, write_class_archives
 from .jars import JarFetchError, ensure_kafka
 from .kerberos import profile_entries as kerberos_profile_entries
@@ -383,6 +383,7 @@ def run(args: argparse.Namespace, output: str) -> int:
                     )
                 print(state.security.users[args.user])
             case "down":
+                traffic.stop(cluster.root)
                 registry.down(cluster.root)
                 print("stopped and removed" if cluster.down() else f"no cluster in {cluster.root}")
             case "stop-broker":
