@@ -97,7 +97,7 @@ KNOWN_TOPIC_CONFIGS = frozenset(
 
 
 def row_mode(options: PlanOptions, intent: Intent) -> Mode:
-    """A row's minimum alone implies `enabled`, as KIP-409's --min-required flag does."""
+    """A row's minimum alone implies `enabled`, as KIP-409's minimum required RF does."""
     if options.mode != "disabled" or intent.min_required is None:
         return options.mode
     return "enabled"
