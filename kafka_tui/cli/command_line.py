@@ -1,4 +1,4 @@
-"""The command line's parser: global flags at every level, the commands of main._COMMANDS
+"""The command line's parser: global flags at every level, the commands of command_table.COMMANDS
 (each module registering its own sub-commands), parsing into one namespace.
 
 Kept apart from main.py so that `kafka-tui --version` answers before argparse is imported.
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .main import _COMMANDS
+from .command_table import COMMANDS as _COMMANDS
 
 # Flags every parser level takes, before or after the command and its sub-command, with
 # their value when none is given. `kafka-tui topics delete --topic 'x-.*' --yes --output json`

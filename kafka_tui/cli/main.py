@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from .. import __version__
+from .command_table import COMMANDS as _COMMANDS
 
 # typing.TYPE_CHECKING without importing typing (13 ms of a 34 ms --version, bench/startup.py);
 # mypy reads a name TYPE_CHECKING as true all the same.
@@ -26,26 +27,6 @@ if TYPE_CHECKING:
     from .command_line import RecordingParser
 
 EXIT_USAGE = 2
-
-# Each command's module, imported only when that command runs: a script's
-# `topics create` does not pay for Spark plans, reassignments or the dev cluster at start-up.
-_COMMANDS = {
-    "cluster": ("kafka_tui.cli.topics", "the cluster: id, controller, brokers"),
-    "topics": ("kafka_tui.cli.topics", "list, describe, create, alter, delete topics"),
-    "brokers": ("kafka_tui.cli.brokers", "live, offline and observed brokers (KIP-409)"),
-    "placeholders": ("kafka_tui.cli.brokers", "KIP-409 placeholder replicas: list them, fill them"),
-    "plan": ("kafka_tui.cli.plans", "bulk assignment plans: preview, apply, export"),
-    "reassignments": ("kafka_tui.cli.reassign", "partition reassignments: list, cancel"),
-    "throttles": ("kafka_tui.cli.throttles", "replication throttles left on brokers and topics"),
-    "groups": ("kafka_tui.cli.groups", "consumer, share and streams groups: lag, reset, delete"),
-    "messages": ("kafka_tui.cli.messages", "read, follow, filter and produce records"),
-    "leaders": ("kafka_tui.cli.leaders", "preferred / unclean leader election"),
-    "dev-cluster": (
-        "kafka_tui.devcluster.commands",
-        "run a real local Kafka cluster (2.1-4.4, KRaft or ZooKeeper mode)",
-    ),
-    "audit": ("kafka_tui.cli.audit", "the audit log of the changes kafka-tui made"),
-}
 
 
 def build_parser(argv: Sequence[str] = (), *, every_command: bool = False) -> RecordingParser:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from kafka_tui.tui.screens.metadata import REFRESH_SHARE, refresh_interval
+from kafka_tui.tui.screens.base import REFRESH_SHARE, refresh_interval
 
 from .conftest import loaded, recording
 from .replay import replay_app

@@ -27,7 +27,7 @@ from ...services.group_status import ERR, STALL, STOP, WARN
 from ...services.groups import GroupLooks, GroupView, age, list_groups
 from ...services.parsing import UsageError
 from ...services.ports import AdminPort
-from .base import KafkaScreen
+from .base import KafkaScreen, refresh_interval
 from .group_changes import GroupResetDialog, run_group_deletion
 
 # Statuses drawn in the warning / error colour; the word itself is the NO_COLOR marker.
@@ -150,8 +150,6 @@ class GroupsScreen(KafkaScreen):
         """The topics screen's cadence: `refresh_seconds`, stretched for costly reads."""
         if self.refresh_seconds <= 0:
             return
-        from .metadata import refresh_interval  # metadata.py imports this module
-
         self.interval = refresh_interval(self.refresh_seconds, cost)
         if self._next_refresh is not None:
             self._next_refresh.stop()

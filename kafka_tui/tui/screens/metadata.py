@@ -29,7 +29,7 @@ from ...services.placeholder_view import (
 from ...services.ports import AdminPort
 from ...services.snapshot import min_insync_replicas
 from ..widgets.topic_table import TopicRow, TopicTable
-from .base import KafkaScreen, placeholder_store
+from .base import KafkaScreen, placeholder_store, refresh_interval
 from .brokers import BrokersScreen
 from .changes import run_deletion
 from .create import CreateTopicScreen
@@ -107,22 +107,12 @@ class _CollectionPause:
 
 _COLLECTION_PAUSE = _CollectionPause()
 
-# The share of a core automatic refreshes may take: a cluster whose refresh costs more than
-# that (2.1 s of CPU at 1,000,000 partitions) is refreshed less often (bench/README.md).
-REFRESH_SHARE = 0.05
-
 
 # A form opened from the topics screen places against the screen's last read instead of a
 # fresh one when that read cost at least this much CPU (about 100,000 partitions, 0.22 s):
 # reading every topic again would cost the broker as much, per form. ctrl+r in the form
 # reads afresh. Below it, forms read the cluster themselves (exact, and cheap).
 REUSE_READ_COST = 0.2
-
-
-def refresh_interval(base: float, cost: float) -> float:
-    """Seconds until the next automatic refresh: `base` (the app's setting), stretched so
-    that refreshes that each took `cost` seconds of CPU use at most REFRESH_SHARE of a core."""
-    return max(base, cost / REFRESH_SHARE)
 
 
 def cluster_line(info: ClusterInfo, profile: Profile) -> Text:
