@@ -17,7 +17,6 @@ record per key, and the recent ones not yet cleaned); `compacted` says so.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import pickle
 import shutil
@@ -36,7 +35,7 @@ from ..fields import Field, FieldError
 from ..planning import key_stats
 from . import key_reports_saved
 from .ports import AdminPort
-from .spark_runner import spark_log_path, stop
+from .spark_runner import follow, spark_log_path, stop
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -190,19 +189,8 @@ async def _run(args: list[str], show: Show) -> str | None:
             stdout=asyncio.subprocess.PIPE,
             stderr=stderr,
         )
-        failure = None
         try:
-            assert process.stdout is not None
-            async for raw in process.stdout:
-                try:
-                    line = json.loads(raw)
-                except ValueError:
-                    continue
-                if line.get("stage") == "error":
-                    failure = str(line.get("message"))
-                elif "done" in line:
-                    show(str(line["stage"]), int(line["done"]), int(line["total"]))
-            await process.wait()
+            failure = await follow(process, show)
         except BaseException:
             await stop(process)
             raise

@@ -159,7 +159,7 @@ async def _run_job(
         )
         started(process)
         try:
-            failure = await _follow(process, show)
+            failure = await follow(process, show)
         except BaseException:
             await stop(process)
             raise
@@ -170,7 +170,9 @@ async def _run_job(
     return await asyncio.to_thread(result.read_text), None
 
 
-async def _follow(process: asyncio.subprocess.Process, show: Show) -> str | None:
+async def follow(process: asyncio.subprocess.Process, show: Show) -> str | None:
+    """A Spark job's JSON progress lines to `show` until it ends; its error line's message, or
+    None (the plan job and `topics keys`' job speak the same lines)."""
     assert process.stdout is not None
     failure = None
     async for raw in process.stdout:
