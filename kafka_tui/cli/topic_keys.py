@@ -19,6 +19,7 @@ from . import output
 if TYPE_CHECKING:
     from ..admin import KafkaAdmin
     from ..services.key_report import KeyReportResult
+    from ..services.keys import KeyMapping
 
 
 def add_parser(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -211,15 +212,33 @@ def print_report(result: KeyReportResult) -> None:
     )
 
 
-def say_recent_counts(cluster_id: str | None, current: Mapping[str, int], total: int) -> None:
-    """Before a grow (`topics alter --partitions`): for each topic `topics keys` counted
-    recently, what `total` partitions move, on stderr (issue 51 point 3)."""
+def say_recent_counts(
+    cluster_id: str | None,
+    current: Mapping[str, int],
+    total: int,
+    keys: Mapping[str, KeyMapping] | None = None,
+) -> None:
+    """Before a grow (`topics alter --partitions`, `--validate-only` too): for each topic, what
+    `total` partitions move by its recent `topics keys` count, on stderr (issue 51 point 3);
+    for a topic whose keys matter (`keys`: the sampled check) and no fresh count, how to
+    count. The same numbers and words as the partitions form (key_reports_saved.grow_keys)."""
     import time
 
-    from ..services.key_reports_saved import recent_grow, sentence
+    from ..services.key_reports_saved import grow_keys, lines
 
     now_ms = int(time.time() * 1000)
     for topic, count in current.items():
-        recent = recent_grow(cluster_id, topic, count, total, now_ms)
-        if recent is not None:
-            print(sentence(recent), file=sys.stderr)
+        if total <= count:
+            continue
+        found = grow_keys(cluster_id, topic, count, total, now_ms)
+        mapping = (keys or {}).get(topic)
+        if found.recent is None and not (mapping is not None and mapping.changes):
+            continue
+        for line in lines(found):
+            print(line, file=sys.stderr)
+        if found.recent is None:
+            print(
+                f"  `kafka-tui topics keys {topic} --partitions {total}` counts its keys "
+                "(every record read once) and keeps the count for the next grow.",
+                file=sys.stderr,
+            )

@@ -547,8 +547,8 @@ async def _alter(
     if options.placement == "broker" and lists is None:
         found, _ = await admin.describe_topics(names, configs=False)
         current = {t.name: len(t.partitions) for t in found}
-        topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions)
         keys = await key_mapping_check(admin, requests, current)
+        topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions, keys)
         if not _confirm_key_moves(args, keys, current):
             return 1
         results = await admin.create_partitions(
@@ -562,8 +562,8 @@ async def _alter(
         admin, zookeeper=zookeeper, store=store, current=names, reuse=reuse
     )
     current = {n: len(snapshot.topics[n].partitions) for n in names if n in snapshot.topics}
-    topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions)
     keys = await key_mapping_check(admin, requests, current)
+    topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions, keys)
     if not _confirm_key_moves(args, keys, current):
         return 1
     results = await grow_partitions(

@@ -8,6 +8,10 @@ $KAFKA_TUI_KEY_REPORTS (default: the XDG cache's kafka-tui/key-reports), with wh
 the partition count then and its --since. A count is used while it is younger than FRESH_S and
 the topic still has the partition count it was read with. numpy and pyarrow are imported only
 when such a file exists.
+
+`grow_keys` is the one answer of every front end (the partitions form, `topics alter
+--partitions N`, a plan's grows): the numbers for a count, or why there are none; `lines`
+words them. A loaded `SavedCount` weighs any count again cheaply (planning/key_weights.py).
 """
 
 from __future__ import annotations
@@ -78,36 +82,156 @@ class RecentGrow:
     grow: Grow
 
 
-def recent_grow(
-    cluster_id: str | None, topic: str, current: int, total: int, now_ms: int
-) -> RecentGrow | None:
-    """What growing `topic` from `current` to `total` partitions moves, by its kept count;
-    None without a fresh one (none kept, too old, or the topic's count changed since)."""
+class SavedCount:
+    """A kept count, read once and weighed for any partition count (the partitions form
+    recomputes as the operator types): `weights` holds what does not depend on the count."""
+
+    def __init__(
+        self, topic: str, tally: pa.Table, partitions: int, read_at_ms: int, since_ms: int | None
+    ) -> None:
+        from ..planning.key_weights import KeyWeights
+
+        self.topic = topic
+        self.partitions = partitions
+        self.read_at_ms = read_at_ms
+        self.since_ms = since_ms
+        self.rows = tally.num_rows
+        self.weights = KeyWeights(tally)
+
+    def age_s(self, now_ms: int) -> float:
+        return (now_ms - self.read_at_ms) / 1000
+
+    def stale(self, current: int, now_ms: int) -> str | None:
+        """Why the count cannot stand for the topic now (None: it can)."""
+        if self.partitions != current:
+            return f"its last key report counted {self.partitions} partitions; it has {current} now"
+        age = self.age_s(now_ms)
+        if not 0 <= age <= FRESH_S:
+            return f"its last key report is {_age(age)} old (fresh: {_age(FRESH_S)})"
+        return None
+
+    def recent(self, total: int, now_ms: int) -> RecentGrow:
+        """What growing to `total` partitions moves, by this count."""
+        return RecentGrow(self.topic, self.age_s(now_ms), self.since_ms, self.weights.grow(total))
+
+
+def load(cluster_id: str | None, topic: str) -> SavedCount | None:
+    """The kept count of `topic`, fresh or not; None when none can be read. numpy and pyarrow
+    are imported only when the file exists."""
     path = _path(cluster_id, topic)
-    if path is None or total <= current or not path.exists():
+    if path is None or not path.exists():
         return None
     import pyarrow as pa
-
-    from ..planning import key_stats
 
     try:
         with pa.memory_map(str(path)) as source:
             table = pa.ipc.open_file(source).read_all()
         meta = json.loads((table.schema.metadata or {})[_META])
-        age_s = (now_ms - int(meta["read_at_ms"])) / 1000
-    except (OSError, KeyError, ValueError, pa.ArrowException):
+        partitions, read_at_ms = int(meta["partitions"]), int(meta["read_at_ms"])
+        since = meta.get("since_ms")
+    except (OSError, KeyError, TypeError, ValueError, pa.ArrowException):
         return None
-    if meta.get("partitions") != current or not 0 <= age_s <= FRESH_S:
+    tally = table.replace_schema_metadata(None)
+    return SavedCount(topic, tally, partitions, read_at_ms, None if since is None else int(since))
+
+
+@dataclass(frozen=True)
+class GrowKeys:
+    """What growing `topic` from `current` to `total` partitions moves, by its kept count
+    (`recent`), or why there are no numbers (`missing`): one result the partitions form, `topics
+    alter --partitions N` and a plan's grows all word (`lines`)."""
+
+    topic: str
+    current: int
+    total: int
+    recent: RecentGrow | None
+    missing: str | None = None
+
+
+def grow_keys(
+    cluster_id: str | None,
+    topic: str,
+    current: int,
+    total: int,
+    now_ms: int,
+    saved: SavedCount | None = None,
+) -> GrowKeys:
+    """The numbers of growing `topic` to `total`, from `saved` (already loaded) or its kept
+    count. A count not fresh, or read at another partition count, gives none and says why."""
+    saved = saved if saved is not None else load(cluster_id, topic)
+    if saved is None:
+        return GrowKeys(topic, current, total, None, "no key report of it has been kept")
+    why = saved.stale(current, now_ms)
+    if why is not None:
+        return GrowKeys(topic, current, total, None, why)
+    if total <= current:
+        return GrowKeys(topic, current, total, None, "partitions only grow")
+    return GrowKeys(topic, current, total, saved.recent(total, now_ms))
+
+
+def recent_grow(
+    cluster_id: str | None, topic: str, current: int, total: int, now_ms: int
+) -> RecentGrow | None:
+    """What growing `topic` from `current` to `total` partitions moves, by its kept count;
+    None without a fresh one (none kept, too old, or the topic's count changed since)."""
+    if total <= current:
         return None
-    report = key_stats.report(topic, table.replace_schema_metadata(None), current, [total], 0)
-    return RecentGrow(topic, age_s, meta.get("since_ms"), report.grow[0])
+    return grow_keys(cluster_id, topic, current, total, now_ms).recent
+
+
+def _age(seconds: float) -> str:
+    minutes = seconds / 60
+    return f"{minutes:.0f} min" if minutes < 90 else f"{minutes / 60:.1f} h"
+
+
+def grow_json(found: GrowKeys) -> dict[str, object]:
+    """The numbers as JSON (a plan's `key_moves` entries; names as `topics keys`' grow)."""
+    recent = found.recent
+    entry: dict[str, object] = {
+        "topic": found.topic,
+        "partitions_before": found.current,
+        "partitions": found.total,
+    }
+    if recent is None:
+        return entry | {"key_report": None, "missing": found.missing}
+    g = recent.grow
+    return entry | {
+        "key_report": {
+            "age_s": round(recent.age_s, 1),
+            "since_ms": recent.since_ms,
+            "keys_moving": g.keys_moving,
+            "records_moving": g.records_moving,
+            "records_per_partition": g.records_per_partition,
+            "max_over_avg": g.max_over_avg,
+        }
+    }
+
+
+PER_PARTITION_SHOWN = 12
+
+
+def per_partition(records: list[int]) -> str:
+    """Records per partition after, the first PER_PARTITION_SHOWN of them, with max and avg."""
+    shown = ", ".join(f"{n:,}" for n in records[:PER_PARTITION_SHOWN])
+    hidden = len(records) - PER_PARTITION_SHOWN
+    more = f", … ({hidden} more)" if hidden > 0 else ""
+    avg = sum(records) / len(records) if records else 0.0
+    return f"{shown}{more} (max {max(records, default=0):,}, avg {avg:,.1f})"
+
+
+def lines(found: GrowKeys) -> list[str]:
+    """The numbers worded (every front end shows these), or why there are none (without the
+    remedy: each front end offers its own way to count)."""
+    if found.recent is None:
+        return [f"No fresh key report of '{found.topic}': {found.missing}."]
+    records = found.recent.grow.records_per_partition
+    return [sentence(found.recent), f"Records per partition after: {per_partition(records)}."]
 
 
 def sentence(recent: RecentGrow) -> str:
     """The numbers as one line, with the count's age."""
     g = recent.grow
-    minutes = recent.age_s / 60
-    age = f"{minutes:.0f} min" if minutes < 90 else f"{minutes / 60:.1f} h"
+    age = _age(recent.age_s)
     window = ""
     if recent.since_ms is not None:
         since = datetime.fromtimestamp(recent.since_ms / 1000, UTC).isoformat(timespec="seconds")
