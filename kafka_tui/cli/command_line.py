@@ -232,6 +232,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     if args.output == "jsonl" and (args.command, getattr(args, "action", None)) not in {
         ("topics", "describe"),
         ("messages", "read"),
+        ("messages", "search"),
         ("messages", "produce"),
     }:
         args.output = "json"  # only these stream; the others print one document

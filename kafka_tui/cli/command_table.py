@@ -14,7 +14,7 @@ COMMANDS = {
     "reassignments": ("kafka_tui.cli.reassign", "partition reassignments: list, cancel"),
     "throttles": ("kafka_tui.cli.throttles", "replication throttles left on brokers and topics"),
     "groups": ("kafka_tui.cli.groups", "consumer, share and streams groups: lag, reset, delete"),
-    "messages": ("kafka_tui.cli.messages", "read, follow, filter and produce records"),
+    "messages": ("kafka_tui.cli.messages", "read, follow, filter, search and produce records"),
     "leaders": ("kafka_tui.cli.leaders", "preferred / unclean leader election"),
     "dev-cluster": (
         "kafka_tui.devcluster.commands",

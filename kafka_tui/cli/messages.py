@@ -34,7 +34,9 @@ _COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 
 
 def add_parser(commands: Any) -> None:
-    parser = commands.add_parser("messages", help="read, follow, filter and produce records")
+    parser = commands.add_parser(
+        "messages", help="read, follow, filter, search and produce records"
+    )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     read = actions.add_parser(
         "read",
@@ -107,6 +109,10 @@ def add_parser(commands: Any) -> None:
     _formats(produce)
     add_registry_flags(produce)
 
+    from . import message_search  # issue 51 point 4: its parser only
+
+    message_search.add_parser(actions)
+
 
 def _formats(parser: argparse.ArgumentParser) -> None:
     for which in ("key", "value"):
@@ -175,6 +181,10 @@ def read_request(args: argparse.Namespace) -> Any:
 
 
 async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> int:
+    if args.action == "search":
+        from . import message_search
+
+        return await message_search.run(args, profile, admin)
     if args.action == "produce" and profile.read_only:
         raise AdminError(
             "READ_ONLY_PROFILE",
