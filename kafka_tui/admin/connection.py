@@ -131,7 +131,9 @@ async def _first_token(s: ConnectionSettings, provider: Any) -> None:
 
 
 class AdminConnection:
-    """Connects with the profile's settings; use as `async with ...:`."""
+    """Connects with the profile's settings; use as `async with ...:`. A request made before
+    the connection (a screen's first read while the app still connects) waits for it, or
+    connects: every caller shares one attempt. After `close()` nothing connects again."""
 
     def __init__(
         self,
@@ -145,6 +147,8 @@ class AdminConnection:
         self.journal = journal or ChangeJournal()
         self.cluster_id: str | None = None
         self._client: Transport | None = None
+        self._connecting: asyncio.Future[None] | None = None
+        self._closed = False
         # The broker reads go to, and the one that answered the last request.
         self._read_node: int | None = None
         self._answered_by: int | None = None
@@ -164,6 +168,7 @@ class AdminConnection:
         await self.close()
 
     async def connect(self) -> None:
+        self._closed = False  # an explicit connect opens a closed client again
         s = self.settings
         try:
             security = security_kwargs(s) | kerberos.login_options(s)
@@ -205,11 +210,19 @@ class AdminConnection:
 
     async def ensure_connected(self) -> None:
         """Connect if not connected (again, after a failed start); an established transport
-        itself opens a broken broker connection again at the next request."""
-        if self._client is None:
-            await self.connect()
+        itself opens a broken broker connection again at the next request. Callers at the
+        same moment share one attempt (and its failure); one that gives up waiting leaves it
+        running for the others."""
+        if self._client is not None:
+            return
+        if self._closed:
+            raise ConnectionFailed("The admin client is closed.")
+        if self._connecting is None or self._connecting.done():
+            self._connecting = asyncio.ensure_future(self.connect())
+        await asyncio.shield(self._connecting)
 
     async def close(self) -> None:
+        self._closed = True
         if self._client is not None:
             await self._client.close()
             self._client = None
@@ -242,6 +255,8 @@ class AdminConnection:
         `retry_to` picks given the one that failed (default: any other) — unless `retry` is
         False (a change: resending it blindly could report a change the lost request made
         as a failure; `_to_controller` finds out what happened instead)."""
+        if self._client is None:
+            await self.ensure_connected()
         timeout = (self.settings.request_timeout_ms + max(extra_ms, 0)) / 1000
         node: int | None = None
         for attempt in range(2 if retry else 1):
@@ -297,6 +312,7 @@ class AdminConnection:
         about `consistent_for`: a listing of every topic that needs only some to be current
         (a placement's view of the load) need not wait for brokers still applying others.
         `avoid`: a broker whose link just broke (it may still be listed)."""
+        await self.ensure_connected()
         if node_id is not None:
             return await self._metadata_from(topics, node_id, partitions)
         response = await self._metadata_from(topics, self._reader(avoid), partitions)
@@ -322,6 +338,7 @@ class AdminConnection:
         """The Kafka releases of the brokers this client has spoken to (their ApiVersions,
         read once per connection; one broker is asked if none was yet): what
         config_rules.py checks a change against."""
+        await self.ensure_connected()
         known = list(self.client.known_api_versions())
         if not known and self.client_side_validation:
             # Only a check before sending: a broker that cannot be asked leaves the verdict to
@@ -571,6 +588,7 @@ class AdminConnection:
         ApiVersions answer. Asked once per connection: of a broker already asked, else of
         the broker a change goes to (opening the connection the change then uses);
         unreachable, the answer is False: ZooKeeper mode's way is the safe one."""
+        await self.ensure_connected()
         known = list(self.client.known_api_versions())
         if known:
             return any(UNREGISTER_BROKER in versions for versions in known)

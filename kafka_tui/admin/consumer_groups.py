@@ -185,6 +185,7 @@ class AdminGroups(AdminConnection):
         return committed | started
 
     async def _list_groups(self, unchecked: dict[str, str]) -> dict[str, _Listed]:
+        await self.ensure_connected()
         brokers = sorted(b.nodeId for b in self.client.cluster.brokers())
         answers = await asyncio.gather(
             *(self._send_to_itself(ListGroupsRequest(), b) for b in brokers),

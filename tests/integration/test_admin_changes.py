@@ -418,3 +418,32 @@ async def test_a_read_forgets_a_change_the_broker_it_waited_for_has_moved_past(
         assert len(reads_after_the_wait) == 1
         assert [(t.name, t.error_code) for t in answer.topics] == [(name, 3)]
         assert admin.journal.expectations(admin.cluster_id, [name]) == []
+
+
+async def test_reads_before_the_connection_share_one_connect_and_none_after_close(
+    kraft_cluster: Cluster,
+) -> None:
+    """A screen's first read can come while the app still connects (the brokers screen pushed
+    before the topics screen's first load): it waits for that connection instead of failing
+    with "not connected", and reads at the same moment share one attempt."""
+    admin = KafkaAdmin(ConnectionSettings(kraft_cluster.bootstrap_servers))
+    attempts = 0
+    connect = admin.connect
+
+    async def counted() -> None:
+        nonlocal attempts
+        attempts += 1
+        await connect()
+
+    admin.connect = counted  # type: ignore[method-assign]
+    try:
+        cluster, names = await asyncio.gather(admin.describe_cluster(), admin.topic_names())
+        assert attempts == 1
+        assert len(cluster.brokers) == 3
+        assert isinstance(names, list)
+    finally:
+        await admin.close()
+    # closed: a late read (a screen's worker outliving its profile) does not open it again
+    with pytest.raises(connection.ConnectionFailed, match="closed"):
+        await admin.describe_cluster()
+    assert attempts == 1
