@@ -108,8 +108,8 @@ def test_search_prints_what_read_filters_on_both_engines(
     code, _, err = run(capsys, kraft_cluster, "messages", "search", f"{topic}-no", "--filter", ".")
     assert code == 2 and err.count("\n") == 1 and f"{topic}-no" in err, err
 
-    # Spark (local[1]), every partition cut into ranges of 10 offsets: the same matches.
-    monkeypatch.setattr(message_search, "RANGE_RECORDS", 10)
+    # Spark (local[1]), every partition cut into ranges of 20 offsets (6 tasks): the same matches.
+    monkeypatch.setattr(message_search, "RANGE_RECORDS", 20)
     on_spark = _lines(
         capsys, kraft_cluster, "search", topic, "--filter", FILTER,
         "--engine", "spark", "--spark-master", "local[1]",

@@ -37,6 +37,7 @@ from ...services.messages import (
 from ...services.ports import AdminPort
 from .. import notices
 from ..words import field_error_words
+from . import record_search
 from .base import KafkaScreen
 from .produce import ProduceDialog
 
@@ -149,6 +150,14 @@ class RecordsScreen(KafkaScreen):
         ),
         Binding("r", "reload", "Reload", id="records.reload", tooltip="Read the records again"),
         Binding(
+            "S",
+            "search_topic",
+            "Search topic",
+            id="records.search",
+            tooltip="The jq filter over every record of the topic (S again stops)",
+            key_display="S",
+        ),
+        Binding(
             "P",
             "produce",
             "Produce",
@@ -177,6 +186,7 @@ class RecordsScreen(KafkaScreen):
         self.loads = 0  # reads shown (tests wait for one)
         self.load_generation = 0  # the filter run that shows the last read
         self.written: str | None = None  # where the last record produced here landed
+        self.search_note: str | None = None  # the whole topic's search (record_search.py)
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="records-header", markup=False)
@@ -239,6 +249,7 @@ class RecordsScreen(KafkaScreen):
         order = _oldest_first if self.ascending else _newest_first
         self.held = deque(order(documents), maxlen=self.WINDOW)
         self.loads += 1
+        self.search_note = None
         self.query_one("#records-header", Static).update(self._title())
         self.apply_filter()
         self.load_generation = self.generation
@@ -344,6 +355,8 @@ class RecordsScreen(KafkaScreen):
             parts.append(self.filter_error)
         if self.written:
             parts.append(f"last produced: {self.written}")
+        if self.search_note:
+            parts.append(self.search_note)
         self._status(" · ".join(parts))
 
     def _status(self, text: str) -> None:
@@ -405,3 +418,6 @@ class RecordsScreen(KafkaScreen):
 
     def action_reload(self) -> None:
         self.load()
+
+    def action_search_topic(self) -> None:
+        record_search.toggle_search(self)
