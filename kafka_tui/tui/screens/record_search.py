@@ -105,8 +105,9 @@ async def search(screen: RecordsScreen, expression: str) -> None:
         screen.search_note = f"search failed: {exc.message}"
         screen.tell(notices.failed(exc.message, "Cannot search"))
     finally:
-        await bar.remove()
-        screen.apply_filter()
+        if screen.is_attached:  # not when leaving the screen cancelled it
+            await bar.remove()
+            screen.apply_filter()
 
 
 def _scan(
