@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 from ..admin import AdminError, KafkaAdmin
 from ..admin.records import Acks, Start, Stop
 from ..config import Profile
+from ..fields import FieldError
 from ..services.codecs import FORMATS
 from ..services.parsing import UsageError
-from .registry_flags import add_registry_flags, registry_from_args
+from .registry_flags import add_produce_registry_flags, add_registry_flags, registry_from_args
 
 if TYPE_CHECKING:
     from ..registry.codec import RecordSchemas
@@ -108,6 +109,7 @@ def add_parser(commands: Any) -> None:
     produce.add_argument("--compression", choices=_COMPRESSIONS, default="none")
     _formats(produce)
     add_registry_flags(produce)
+    add_produce_registry_flags(produce)
 
     from . import message_search  # issue 51 point 4: its parser only
 
@@ -298,6 +300,8 @@ async def _produce(
 
     _not_negative("--partition", args.partition)
     timestamp = _time("--timestamp", args.timestamp)
+    if args.register:
+        _register(args, schemas)
     if args.file is not None:
         if args.key is not None or args.value is not None:
             raise UsageError("--file: give the records in the file, or --key/--value, not both")
@@ -325,6 +329,8 @@ async def _produce(
                 value_format=args.value_format,
                 schemas=schemas,
                 topic=args.topic,
+                key_subject=args.key_subject,
+                value_subject=args.value_subject,
             )
         ]
     acks: Acks = "all" if args.acks == "-1" else args.acks
@@ -364,6 +370,29 @@ async def _produce(
     return 1 if failed else 0
 
 
+def _register(args: argparse.Namespace, schemas: RecordSchemas | None) -> None:
+    """--register: the schema files registered under their subjects, each id said on stderr
+    (stdout keeps the records' results)."""
+    from ..services.registry_access import register_schema_files
+
+    if not (args.key_schema_file or args.value_schema_file):
+        raise UsageError("--register needs --key-schema-file or --value-schema-file")
+    if schemas is None or schemas.client is None:
+        raise UsageError("--register needs a schema registry (--schema-registry URL)")
+    try:
+        done = register_schema_files(
+            schemas, args.topic, {"key": args.key_subject, "value": args.value_subject}
+        )
+    except FieldError as exc:
+        raise UsageError(exc.message) from None
+    for r in done:
+        print(
+            f"The {r.which} schema is registered under subject '{r.subject}': schema id "
+            f"{r.schema_id}.",
+            file=sys.stderr,
+        )
+
+
 def _produced_line(topic: str, outcome: Any) -> str:
     """`outcome.to_json()` as a JSON line; written directly for a file of a million."""
     if outcome.error is not None:
@@ -395,6 +424,8 @@ def _file_records(args: argparse.Namespace, messages: Any, schemas: RecordSchema
                 keep_timestamps=not args.new_timestamps,
                 schemas=schemas,
                 topic=args.topic,
+                key_subject=args.key_subject,
+                value_subject=args.value_subject,
             )
         )
     try:
@@ -410,5 +441,7 @@ def _file_records(args: argparse.Namespace, messages: Any, schemas: RecordSchema
                 keep_timestamps=not args.new_timestamps,
                 schemas=schemas,
                 topic=args.topic,
+                key_subject=args.key_subject,
+                value_subject=args.value_subject,
             )
         )

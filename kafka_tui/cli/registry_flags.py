@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING
 
 from ..admin.model import Secret
 from ..config import Profile
+from ..fields import FieldError
 from ..registry import RegistrySettings, SchemaError
 from ..registry.settings import shown_url, url_problem
-from ..secrets import SecretError, SecretSource, read_source, terminal_asker
+from ..secrets import SecretSource, terminal_asker
 from ..services import parsing
+from ..services.registry_access import profile_registry
 
 if TYPE_CHECKING:
     from ..registry.codec import RecordSchemas
@@ -51,13 +53,15 @@ def add_registry_flags(parser: argparse.ArgumentParser) -> None:
         "--key-schema-file",
         type=Path,
         metavar="FILE",
-        help="the keys' schema, .avsc or .proto (for topics without a registry)",
+        help="the keys' schema, .avsc, .proto or .json (JSON Schema): for topics without a "
+        "registry, or to --register",
     )
     group.add_argument(
         "--value-schema-file",
         type=Path,
         metavar="FILE",
-        help="the values' schema, .avsc or .proto (for topics without a registry)",
+        help="the values' schema, .avsc, .proto or .json (JSON Schema): for topics without "
+        "a registry, or to --register",
     )
     group.add_argument(
         "--proto-message",
@@ -69,6 +73,25 @@ def add_registry_flags(parser: argparse.ArgumentParser) -> None:
         "--validate-json-schema",
         action="store_true",
         help="check jsonschema records against their JSON Schema (jsonschema)",
+    )
+
+
+def add_produce_registry_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags only `messages produce` has: the subjects written with, and registering."""
+    group = parser.add_argument_group("schema registry subjects")
+    for which in ("key", "value"):
+        group.add_argument(
+            f"--{which}-subject",
+            metavar="SUBJECT",
+            help=f"the subject the {which}s' schema is looked up or registered under "
+            f"(default: TOPIC-{which})",
+        )
+    group.add_argument(
+        "--register",
+        action="store_true",
+        help="register --key-schema-file / --value-schema-file under their subjects before "
+        "producing and print their schema ids (without it nothing is registered: the file's "
+        "schema must be there already)",
     )
 
 
@@ -86,7 +109,7 @@ def registry_settings(args: argparse.Namespace, profile: Profile | None) -> Regi
     if problem:
         raise parsing.UsageError(f"--schema-registry {shown_url(url)} {problem}")
     base = (
-        _with_secrets(from_profile, profile)
+        _with_secrets(profile)
         if from_profile is not None and profile is not None and from_profile.url == url
         else RegistrySettings(url)
     )
@@ -147,12 +170,20 @@ def registry_from_args(args: argparse.Namespace, profile: Profile | None) -> Rec
     message_for = "value" if value_file and value_file.suffix == ".proto" else "key"
     try:
         key_schema = (
-            LocalSchema.load(key_file, args.proto_message if message_for == "key" else None)
+            LocalSchema.load(
+                key_file,
+                args.proto_message if message_for == "key" else None,
+                validate_json=args.validate_json_schema,
+            )
             if key_file
             else None
         )
         value_schema = (
-            LocalSchema.load(value_file, args.proto_message if message_for == "value" else None)
+            LocalSchema.load(
+                value_file,
+                args.proto_message if message_for == "value" else None,
+                validate_json=args.validate_json_schema,
+            )
             if value_file
             else None
         )
@@ -193,15 +224,11 @@ def _ask(user: str, url: str) -> Secret:
     return Secret(answer)
 
 
-def _with_secrets(settings: RegistrySettings, profile: Profile) -> RegistrySettings:
+def _with_secrets(profile: Profile) -> RegistrySettings:
     """The profile's registry with its command and keyring secrets read (once per process)."""
     try:
-        for source in profile.schema_registry_secrets:
-            value = read_source(source)
-            if source.setting == "schema_registry_token":
-                settings = dataclasses.replace(settings, token=value)
-            else:
-                settings = dataclasses.replace(settings, password=value)
-    except SecretError as exc:
-        raise parsing.UsageError(str(exc)) from None
+        settings = profile_registry(profile)
+    except FieldError as exc:
+        raise parsing.UsageError(exc.message) from None
+    assert settings is not None
     return settings

@@ -26,8 +26,8 @@ _NAMED = {"avro": "an Avro", "protobuf": "a Protobuf", "jsonschema": "a JSON Sch
 
 @dataclass(frozen=True)
 class LocalSchema:
-    """A schema file for topics without a registry: .avsc (Avro) or .proto (with the message
-    to use; default the file's first)."""
+    """A schema file for topics without a registry, or to register: .avsc (Avro), .proto
+    (with the message to use; default the file's first) or .json (JSON Schema)."""
 
     path: Path
     format: str
@@ -36,7 +36,9 @@ class LocalSchema:
     message: str | None = None
 
     @classmethod
-    def load(cls, path: Path, message: str | None = None) -> LocalSchema:
+    def load(
+        cls, path: Path, message: str | None = None, *, validate_json: bool = False
+    ) -> LocalSchema:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -49,7 +51,12 @@ class LocalSchema:
             parsed = ProtobufSchema(compile_proto_file(path), main_file=path.name)
             parsed.indexes(message)  # an unknown message name fails now, naming the file's
             return cls(path, "protobuf", text, parsed, message)
-        raise SchemaError(f"the schema file {path} must be an .avsc (Avro) or .proto file")
+        if path.suffix == ".json":
+            parsed_json = JsonSchema(text, validate=validate_json, where=f" {path}")
+            return cls(path, "jsonschema", text, parsed_json)
+        raise SchemaError(
+            f"the schema file {path} must be an .avsc (Avro), .proto or .json (JSON Schema) file"
+        )
 
     def registered(self) -> RegisteredSchema:
         return RegisteredSchema(None, _TYPES[self.format], self.text)
@@ -241,6 +248,20 @@ class RecordSchemas:
         return parsed.decode(payload), fmt, schema_id
 
     # -- encoding -----------------------------------------------------------------------------
+
+    def register(self, subject: str) -> int:
+        """Register this side's schema file under `subject`: its id (the same one when the
+        registry already holds it). Later encodes of the file under `subject` write that id."""
+        local, client = self.local, self._shared.client
+        if local is None:
+            raise SchemaError(f"registering needs a schema file for the {self.which}")
+        if client is None:
+            raise SchemaError("registering a schema needs a schema registry")
+        schema_id = client.register(subject, local.registered())
+        with self._shared.lock:
+            for registering in (True, False):
+                self._shared.subject_ids[(subject, local.path, registering)] = schema_id
+        return schema_id
 
     def encode(
         self,

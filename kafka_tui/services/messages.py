@@ -10,6 +10,7 @@ which it yields a value other than false or null.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import json
@@ -37,6 +38,7 @@ from .codecs import (
     FORMATS,
     SCHEMA_FORMATS,
     Decoded,
+    Decoder,
     EncodeError,
     SchemaCodec,
     SchemaSource,
@@ -206,6 +208,10 @@ def _line(
     )
 
 
+def _documents(batch: list[Record], key: Decoder, value: Decoder) -> list[RecordDocument]:
+    return [decoded_document(r, key(r.key), value(r.value)) for r in batch]
+
+
 def _undecided(data: bytes | None) -> None:
     return None
 
@@ -253,10 +259,16 @@ class RecordRead:
 
     async def documents(self) -> AsyncIterator[list[RecordDocument]]:
         keep, key, value = self._keep, self._key, self._value
+        # A registry may be asked for a schema the first time an id is met (blocking HTTP):
+        # then each batch is decoded in a thread, never on the event loop (the TUI's).
+        in_thread = self.schemas is not None
         async for batch in self.reader.batches():
             self.read += len(batch)
             self._next[batch[-1].partition] = batch[-1].offset + 1
-            docs = [decoded_document(r, key(r.key), value(r.value)) for r in batch]
+            if in_thread:
+                docs = await asyncio.to_thread(_documents, batch, key, value)
+            else:
+                docs = [decoded_document(r, key(r.key), value(r.value)) for r in batch]
             if keep is not None:
                 docs = [d for d in docs if keep(d)]
             self.shown += len(docs)
@@ -386,17 +398,32 @@ def record_from_values(
     value_format: str = "auto",
     schemas: SchemaSource | None = None,
     topic: str = "",
+    key_subject: str | None = None,
+    value_subject: str | None = None,
+    key_schema_id: int | None = None,
+    value_schema_id: int | None = None,
 ) -> OutgoingRecord:
-    """One record from command-line text (`value` None: a tombstone)."""
+    """One record from command-line text (`value` None: a tombstone). avro, protobuf and
+    jsonschema sides are written with the schema of their id, else of their subject (None:
+    the topic's, `<topic>-key` / `<topic>-value`). Asks the registry: blocking."""
     check_format(Field.KEY_FORMAT, key_format)
     check_format(Field.VALUE_FORMAT, value_format)
     ks, vs = sides(schemas)
     try:
-        k = encode(key, key_format, ks, f"{topic}-key", text=True)
+        k = encode(
+            key, key_format, ks, key_subject or f"{topic}-key", text=True, schema_id=key_schema_id
+        )
     except EncodeError as exc:
         raise FieldError(Field.KEY, str(exc)) from None
     try:
-        v = encode(value, value_format, vs, f"{topic}-value", text=True)
+        v = encode(
+            value,
+            value_format,
+            vs,
+            value_subject or f"{topic}-value",
+            text=True,
+            schema_id=value_schema_id,
+        )
     except EncodeError as exc:
         raise FieldError(Field.VALUE, str(exc)) from None
     return OutgoingRecord(k, v, tuple(record_headers(headers)), partition, timestamp)
@@ -410,12 +437,14 @@ def records_from_file(
     keep_timestamps: bool = True,
     schemas: SchemaSource | None = None,
     topic: str = "",
+    key_subject: str | None = None,
+    value_subject: str | None = None,
 ) -> Iterator[OutgoingRecord]:
     """Record objects, one per line (`messages read --output jsonl`); a bad line is a
     UsageError naming the file and line. Each object's `key_format` / `value_format`
     (default auto) says how its key and value are written back."""
     ks, vs = sides(schemas)
-    subjects = (f"{topic}-key", f"{topic}-value")
+    subjects = (key_subject or f"{topic}-key", value_subject or f"{topic}-value")
     with _bulk_allocations():
         yield from _file_records(path, lines, keep_partitions, keep_timestamps, ks, vs, subjects)
 

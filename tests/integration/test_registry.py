@@ -16,17 +16,24 @@ from pathlib import Path
 import fastavro
 import pytest
 from aiokafka import AIOKafkaProducer
+from textual.widgets import Input, Label, Select, Static, TextArea
 
-from kafka_tui.admin import TopicSpec
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
+from kafka_tui.config import Profile, Settings
 from kafka_tui.devcluster import probe
 from kafka_tui.devcluster import registry as dev_registry
 from kafka_tui.registry import RegistrySettings, SchemaError
 from kafka_tui.registry.client import Reference, RegisteredSchema, RegistryClient
-from kafka_tui.registry.codec import LocalSchema, RecordSchemas
+from kafka_tui.registry.codec import RecordSchemas
+from kafka_tui.tui.app import make_app
+from kafka_tui.tui.screens.produce import ProduceDialog
+from kafka_tui.tui.screens.records import RecordsScreen
 
 from ..conftest import Cluster
 from .test_cli import run
 from .test_consumer_groups import create
+from .test_tui_groups import SMALL
+from .test_tui_records import typed, until
 
 Names = Callable[[str], str]
 
@@ -136,21 +143,43 @@ def test_avro_with_a_reference_written_and_read_through_the_registry(
     fastavro.schemaless_writer(body, fastavro.parse_schema(CUSTOMER, named_schemas=named), value)
     theirs = b"\x00" + struct.pack(">I", customer_id) + body.getvalue()
     assert ours == theirs
-    # A schema file registered on request: the same schema, the same id.
-    avsc = tmp_path / "address.avsc"
-    avsc.write_text(json.dumps(ADDRESS))
-    from_file = RecordSchemas(client, value_schema=LocalSchema.load(avsc))
-    framed = from_file.encode({"city": "Rome"}, "avro", subject="shop-address", register=True)
-    assert framed[:5] == b"\x00" + struct.pack(">I", address_id)
+    _written(kraft_cluster, topic, theirs)
 
-    _written(kraft_cluster, topic, theirs, framed)
+    # messages produce with schema files: the key's (a JSON Schema, .json) is under no
+    # subject yet, so without --register nothing is written and nothing registered
+    avsc, key_json = tmp_path / "address.avsc", tmp_path / "key.json"
+    avsc.write_text(json.dumps(ADDRESS))
+    key_json.write_text(json.dumps({"type": "object", "properties": {"id": {"type": "string"}}}))
+    produce = [
+        "messages", "produce", topic, "--schema-registry", registry_url,
+        "--key-schema-file", str(key_json), "--key-format", "jsonschema", "--key", '{"id": "k"}',
+        "--value-schema-file", str(avsc), "--value-subject", "shop-address",
+        "--value-format", "avro", "--value", '{"city": "Rome"}',
+    ]  # fmt: skip
+    code, out, err = run(capsys, kraft_cluster, *produce)
+    assert (code, out) == (2, "") and f"has no subject '{topic}-key'" in err, err
+    assert f"{topic}-key" not in client.subjects()
+    # --register: each file under its subject (TopicNameStrategy unless named), ids said;
+    # the Avro schema is the one shop-address holds: the same id
+    code, out, err = run(capsys, kraft_cluster, *produce, "--register")
+    assert code == 0, err
+    key_id = client.version(f"{topic}-key", 1).schema_id
+    assert err.splitlines() == [
+        f"The key schema is registered under subject '{topic}-key': schema id {key_id}.",
+        f"The value schema is registered under subject 'shop-address': schema id {address_id}.",
+    ]
+    assert out == f"Record written to '{topic}' partition 0 at offset 1.\n"
+
     code, records, err = _read(capsys, kraft_cluster, topic, "--schema-registry", registry_url)
     assert (code, err) == (0, "")
     assert [(r["value"], r["value_format"], r["schema_id"]) for r in records] == [
         (value, "avro", customer_id),
         ({"city": "Rome"}, "avro", address_id),
     ]
-    assert records[0]["key"] == "k" and records[0]["key_format"] == "string"
+    assert [(r["key"], r["key_format"]) for r in records] == [
+        ("k", "string"),
+        ({"id": "k"}, "jsonschema"),
+    ]
     # Asked as protobuf, the Avro record is kept as bytes with a sentence (exit 1).
     code, records, _ = _read(
         capsys,
@@ -261,3 +290,63 @@ def test_an_unreachable_registry_and_unknown_names_are_one_sentence(
     wrong = RecordSchemas(RegistryClient(RegistrySettings(registry_url.split("/apis")[0])))
     with pytest.raises(SchemaError, match=r"HTTP 404: is the URL .*/apis/ccompat/v7"):
         wrong.decode(b"\x00\x00\x00\x00\x01\x02", None)
+
+
+VISIT = {"type": "record", "name": "Visit", "fields": [{"name": "page", "type": "string"}]}
+
+
+async def test_records_screen_decodes_and_produces_through_the_profiles_registry(
+    kraft_cluster: Cluster,
+    kadmin: KafkaAdmin,
+    topic_name: Names,
+    client: RegistryClient,
+    registry_url: str,
+) -> None:
+    """The records screen of a profile with schema_registry_url: a record in the registry's
+    wire format decoded (auto), and the produce form writing Avro through the topic's
+    subject, a value the schema refuses said at its field."""
+    topic = topic_name("tui")
+    servers = kraft_cluster.bootstrap_servers
+    await create(servers, TopicSpec(topic, 1, 1))
+    visit_id = client.register(f"{topic}-value", RegisteredSchema(None, "AVRO", json.dumps(VISIT)))
+    framed = RecordSchemas(client).encode({"page": "/a"}, "avro", subject=f"{topic}-value")
+    await _produce(servers, topic, framed)
+    profile = Profile(
+        "test", ConnectionSettings(servers), schema_registry=RegistrySettings(registry_url)
+    )
+    # the profile picker: no cluster read but the records screen's (the path from the topics
+    # screen is test_tui_records')
+    app = make_app(Settings(profiles={"test": profile}), None, refresh_seconds=0)
+    async with app.run_test(size=SMALL) as pilot:
+        screen = RecordsScreen(profile, kadmin, topic)
+        await app.push_screen(screen)
+
+        def seen() -> list[tuple[object, ...]]:
+            return [(d["value"], d["value_format"], d["schema_id"]) for d in screen.shown]
+
+        await until(pilot, lambda: len(screen.shown) == 1, seen)
+        assert seen() == [({"page": "/a"}, "avro", visit_id)]
+        detail = str(screen.query_one("#record-detail", Static).render())
+        assert f"schema id: {visit_id}" in detail and '"page": "/a"' in detail
+
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ProduceDialog), lambda: app.screen)
+        dialog = app.screen
+        assert isinstance(dialog, ProduceDialog)
+        subject = dialog.query_one("#value-schema", Input)
+        assert not subject.display  # shown for the schema formats only
+        dialog.query_one("#value-format", Select).value = "avro"
+        await pilot.pause()
+        assert subject.display and f"{topic}-value" in subject.placeholder
+        value_error = dialog.query_one("#value-error", Label)
+        # JSON, but not a Visit: refused at the value when the registry's schema says so
+        await typed(pilot, dialog.query_one("#value", TextArea), '{"path": "/b"}')
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: bool(value_error.display), lambda: app.screen)
+        said = str(value_error.render())
+        assert "does not fit the Avro schema" in said and app.screen is dialog, said
+        await typed(pilot, dialog.query_one("#value", TextArea), '{"page": "/b"}')
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen is screen, lambda: str(value_error.render()))
+        await until(pilot, lambda: len(screen.shown) == 2, seen)
+        assert seen()[0] == ({"page": "/b"}, "avro", visit_id)  # newest first

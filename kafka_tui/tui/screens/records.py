@@ -11,10 +11,11 @@ record object, the same as `messages read --output json`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import deque
 from datetime import UTC, datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -35,11 +36,15 @@ from ...services.messages import (
     open_read,
 )
 from ...services.ports import AdminPort
+from ...services.registry_access import profile_schemas
 from .. import notices
 from ..words import field_error_words
 from . import record_search
 from .base import KafkaScreen
 from .produce import ProduceDialog
+
+if TYPE_CHECKING:
+    from ...registry.codec import RecordSchemas
 
 _CELL = 60  # characters of a key or value shown in the table
 
@@ -187,6 +192,11 @@ class RecordsScreen(KafkaScreen):
         self.load_generation = 0  # the filter run that shows the last read
         self.written: str | None = None  # where the last record produced here landed
         self.search_note: str | None = None  # the whole topic's search (record_search.py)
+        # The profile's schema registry, opened by the first read (its secrets may come from a
+        # command); None without one, or when it could not be had (said in the status line).
+        self.schemas: RecordSchemas | None = None
+        self.registry_checked = False
+        self.registry_error: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="records-header", markup=False)
@@ -229,8 +239,9 @@ class RecordsScreen(KafkaScreen):
             request = self._request(Start(last=self.LAST), Stop())
         else:
             request = self._request(self.start, Stop(limit=self.WINDOW))
+        await self._open_registry()
         try:
-            read = await open_read(self.admin, request)
+            read = await open_read(self.admin, request, self.schemas)
             documents: list[RecordDocument] = []
             async with read:
                 async for batch in read.documents():
@@ -261,7 +272,7 @@ class RecordsScreen(KafkaScreen):
         """New records as they come, from where the last read stopped."""
         request = self._request(Start(positions=self.ends), Stop(follow=True))
         try:
-            read = await open_read(self.admin, request)
+            read = await open_read(self.admin, request, self.schemas)
             async with read:
                 async for batch in read.documents():
                     for d in batch:
@@ -275,6 +286,23 @@ class RecordsScreen(KafkaScreen):
             self.following = False
             self._status(exc.message)
             self.tell(notices.failed(exc.message, "Cannot follow the records"))
+
+    async def _open_registry(self) -> None:
+        """The profile's registry, once: records in its wire format are decoded through it
+        (auto: magic byte 0), and the produce form writes through it."""
+        if self.registry_checked or self.profile.schema_registry is None:
+            return
+        self.registry_checked = True
+        try:
+            self.schemas = await asyncio.to_thread(profile_schemas, self.profile)
+        except FieldError as exc:
+            said = field_error_words(exc)
+            self.registry_error = said
+            self.tell(notices.failed(said, "No schema registry"))
+
+    def on_unmount(self) -> None:
+        if self.schemas is not None:
+            self.schemas.close()
 
     # -- the filter -----------------------------------------------------------------------
 
@@ -357,6 +385,8 @@ class RecordsScreen(KafkaScreen):
             parts.append(f"last produced: {self.written}")
         if self.search_note:
             parts.append(self.search_note)
+        if self.registry_error:
+            parts.append(self.registry_error)
         self._status(" · ".join(parts))
 
     def _status(self, text: str) -> None:
@@ -385,7 +415,9 @@ class RecordsScreen(KafkaScreen):
     def action_produce(self) -> None:
         if self.profile.read_only:  # check_action hides it; the palette and keys refuse too
             return
-        self.app.push_screen(ProduceDialog(self.admin, self.topic, self.partitions), self._produced)
+        self.app.push_screen(
+            ProduceDialog(self.admin, self.topic, self.partitions, self.schemas), self._produced
+        )
 
     def _produced(self, outcome: Produced | None) -> None:
         if outcome is None or outcome.partition is None or outcome.offset is None:
