@@ -164,6 +164,7 @@ def _own_change_journal(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
         patch.setenv("KAFKA_TUI_ROLLBACK_DIR", str(path.with_name("rollback")))
         patch.setenv("KAFKA_TUI_PLANS", str(path.with_name("plans")))
         patch.setenv("KAFKA_TUI_LOAD_CACHE", str(path.with_name("load")))
+        patch.setenv("KAFKA_TUI_KEY_REPORTS", str(path.with_name("key-reports")))
         yield
 
 

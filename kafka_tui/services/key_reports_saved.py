@@ -149,16 +149,17 @@ class GrowKeys:
 
 
 def grow_keys(
-    cluster_id: str | None,
-    topic: str,
-    current: int,
-    total: int,
-    now_ms: int,
-    saved: SavedCount | None = None,
+    cluster_id: str | None, topic: str, current: int, total: int, now_ms: int
 ) -> GrowKeys:
-    """The numbers of growing `topic` to `total`, from `saved` (already loaded) or its kept
-    count. A count not fresh, or read at another partition count, gives none and says why."""
-    saved = saved if saved is not None else load(cluster_id, topic)
+    """The numbers of growing `topic` from `current` to `total` partitions by its kept count."""
+    return weighed(load(cluster_id, topic), topic, current, total, now_ms)
+
+
+def weighed(
+    saved: SavedCount | None, topic: str, current: int, total: int, now_ms: int
+) -> GrowKeys:
+    """The numbers of growing `topic` to `total` by `saved` (a count loaded already, or
+    None). A count not fresh, or read at another partition count, gives none and says why."""
     if saved is None:
         return GrowKeys(topic, current, total, None, "no key report of it has been kept")
     why = saved.stale(current, now_ms)

@@ -17,14 +17,20 @@ from pathlib import Path
 import pytest
 from aiokafka import AIOKafkaProducer
 from aiokafka.partitioner import murmur2
+from textual.pilot import Pilot
+from textual.widgets import Input, Static
 
 from kafka_tui.admin import TopicSpec
 from kafka_tui.devcluster.jars import ensure_kafka
-from kafka_tui.services import key_report
+from kafka_tui.services import key_report, key_reports_saved
+from kafka_tui.tui.app import KafkaTuiApp
+from kafka_tui.tui.screens.partitions import IncreasePartitionsScreen
 
 from ..conftest import Cluster
+from ..tui.conftest import filter_to, loaded
 from .test_cli import run, run_json
 from .test_consumer_groups import create
+from .test_tui import app_for
 
 Names = Callable[[str], str]
 PARTITIONS = 3
@@ -163,6 +169,10 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
         f"{grown['max_over_avg']:.2f}."
     ) in err, err
 
+    # The partitions form shows the same numbers, weighs another count as it is typed, and
+    # without a kept count offers f3, which counts (issue 51 point 3).
+    asyncio.run(_the_form(kraft_cluster, topic, keyed, nulls, err))
+
     # The table for people; --since after every record: nothing read; a count below the
     # topic's: refused, naming the flag.
     code, out, _ = run(capsys, kraft_cluster, "topics", "keys", topic, "--top", "1")
@@ -183,3 +193,66 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
     )  # fmt: skip
     assert code == 0, on_spark
     assert on_spark == document
+
+
+async def _the_form(
+    cluster: Cluster, topic: str, keyed: Counter[bytes], nulls: dict[int, int], said: str
+) -> None:
+    """At 80x24: the kept count's numbers for 5 as `topics alter` said them (`said`), for 6
+    by a hand count as 6 is typed; the count gone, the offer, and f3's count."""
+
+    def by_hand(n: int) -> tuple[float, float, list[int]]:
+        moving = [k for k in keyed if _home(k, n) != _home(k, PARTITIONS)]
+        after = [nulls.get(p, 0) for p in range(n)]
+        for key, records in keyed.items():
+            after[_home(key, n)] += records
+        moved = sum(keyed[k] for k in moving) / sum(keyed.values())
+        return round(len(moving) / len(keyed), 6), round(moved, 6), after
+
+    async def form_for(app: KafkaTuiApp, pilot: Pilot[None]) -> IncreasePartitionsScreen:
+        await pilot.press("p")
+        form = app.screen
+        assert isinstance(form, IncreasePartitionsScreen) and form.topic.name == topic
+        reads = [w for w in app.workers if w.group in ("keys", "snapshot", "key-count-load")]
+        if reads:  # none left: done already (an empty list means every worker)
+            await app.workers.wait_for_complete(reads)
+        return form
+
+    def shown(form: IncreasePartitionsScreen) -> str:
+        return str(form.query_one("#key-report", Static).render()).replace("\n", " ")
+
+    app = app_for(cluster)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await loaded(app, pilot)
+        await filter_to(pilot, topic)
+        form = await form_for(app, pilot)
+        await pilot.press("5")
+        await pilot.pause()
+        sentence = next(line for line in said.splitlines() if line.startswith("Keys of"))
+        records_line = next(line for line in said.splitlines() if line.startswith("Records per"))
+        text = shown(form)
+        assert sentence in text and records_line in text, text
+        await pilot.press("backspace", "6")
+        await pilot.pause()
+        keys_moving, records_moving, after = by_hand(6)
+        assert form.grow_keys is not None and form.grow_keys.recent is not None
+        grow = form.grow_keys.recent.grow
+        assert (grow.keys_moving, grow.records_moving) == (keys_moving, records_moving)
+        assert grow.records_per_partition == after
+        assert f"growing to 6 partitions sends {keys_moving:.1%} of its keys" in shown(form)
+
+        # No kept count: the form offers f3, which counts and then shows the numbers.
+        kept = key_reports_saved.folder() / str(form.admin.cluster_id) / f"{topic}.arrow"
+        kept.unlink()
+        await pilot.press("escape")
+        form = await form_for(app, pilot)
+        assert shown(form).startswith("No key report of this topic kept: F3 counts")
+        await pilot.press("6", "f3")
+        counting = [w for w in app.workers if w.group == "key-count"]
+        await app.workers.wait_for_complete(counting)
+        await pilot.pause()
+        assert form.counting is None and kept.exists(), shown(form)
+        assert form.query_one("#partitions", Input).value == "6"
+        assert form.grow_keys is not None and form.grow_keys.recent is not None
+        assert form.grow_keys.recent.grow.records_per_partition == after
+        assert "as counted 0 min ago: growing to 6 partitions" in shown(form)

@@ -90,5 +90,5 @@ def test_grow_keys_gives_numbers_or_says_why_not(
     # One load weighs many counts (the form's way).
     count = saved.load(CLUSTER, "orders")
     assert count is not None and count.rows == tally.num_rows
-    again = saved.grow_keys(CLUSTER, "orders", 2, 6, 1_000_000 + 120_000, count)
+    again = saved.weighed(count, "orders", 2, 6, 1_000_000 + 120_000)
     assert again == found

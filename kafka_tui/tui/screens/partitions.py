@@ -1,19 +1,32 @@
 """Increase a topic's partitions (KIP-195), with KIP-409's options: the exact preview of the
 NEW partitions (or an assignment typed for them), sent as previewed; and, next to the count,
-whether growing moves keys that matter (a compacted topic, keyed records)."""
+whether growing moves keys that matter (a compacted topic, keyed records) and, from a fresh
+`topics keys` count, exactly which share of keys and records the typed count moves and the
+records per partition after (issue 51 point 3), weighed again at every count typed.
+
+Without a fresh count, F3 counts the keys: services/key_report's local engine on an event
+loop of its own in a thread (its own connection), so the form stays responsive; a bar shows
+the records read, and esc (or F3 again) stops it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Input, Label, Select, Static
+from textual.widgets import Footer, Input, Label, ProgressBar, Select, Static
 
 from ...admin import (
+    AdminError,
     ClusterInfo,
+    KafkaAdmin,
     NewPartitions,
     TopicDescription,
     validation,
@@ -21,6 +34,7 @@ from ...admin import (
 from ...config import Profile
 from ...fields import FieldError
 from ...services.growing import grow_partitions, plan_grows
+from ...services.key_reports_saved import GrowKeys, SavedCount, lines, load, weighed
 from ...services.keys import KeyMapping, key_mappings
 from ...services.parsing import replica_lists
 from ...services.ports import AdminPort
@@ -35,11 +49,28 @@ from .forms import (
     automatic_summary,
 )
 
+if TYPE_CHECKING:
+    from ...services.key_report import KeyReportResult
+
+# A kept count of up to this many (partition, key) rows is weighed at once as a count is typed;
+# a bigger one in a thread (bench/grow_weights.py: ~10 ms per 100,000 rows).
+WEIGH_AT_ONCE_ROWS = 100_000
+PROGRESS_EVERY_S = 0.1
+
 
 class IncreasePartitionsScreen(FormScreen):
     FIELDS: ClassVar[tuple[str, ...]] = ("partitions", "assignment", *PLACEMENT_FIELDS)
     APPLY_LABEL = "Apply"
     REFUSAL_FIELD = "partitions"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "f3",
+            "count_keys",
+            "Count keys",
+            id="partitions.count_keys",
+            tooltip="Read every record's key once to show exactly what the new count moves",
+        ),
+    ]
 
     def __init__(
         self,
@@ -61,6 +92,11 @@ class IncreasePartitionsScreen(FormScreen):
         self.min_isr: dict[str, int] = {topic.name: min_isr} if min_isr is not None else {}
         # Whether growing moves keys that matter; None until read (a worker, on mount).
         self.keys: KeyMapping | None = None
+        # The topic's kept key count (loaded on mount), and its numbers for the count typed.
+        self.saved_count: SavedCount | None = None
+        self.count_loaded = False
+        self.grow_keys: GrowKeys | None = None
+        self.counting: _Counting | None = None  # while f3's count runs
 
     def compose(self) -> ComposeResult:
         current, rf = len(self.topic.partitions), self.topic.replication_factor
@@ -76,6 +112,8 @@ class IncreasePartitionsScreen(FormScreen):
             )
             yield self.field_error_label("partitions")
             yield Static("", id="key-mapping", classes="key-mapping", markup=False)
+            yield Static("", id="key-report", classes="key-report", markup=False)
+            yield ProgressBar(id="key-progress", show_eta=False)
             yield Input(
                 placeholder=f"optional: replicas of the NEW partitions only, {rf} each, "
                 "e.g. 1:2,2:3",
@@ -89,8 +127,10 @@ class IncreasePartitionsScreen(FormScreen):
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one("#partitions", Input).focus()
+        self.query_one("#key-progress", ProgressBar).display = False
         self.revalidate()
         self.check_keys()
+        self.load_key_count()
 
     @work(exclusive=True, group="keys", exit_on_error=False)
     async def check_keys(self) -> None:
@@ -102,11 +142,164 @@ class IncreasePartitionsScreen(FormScreen):
     def show_key_mapping(self, total: int | None) -> None:
         shown = self.query_one("#key-mapping", Static)
         keys = self.keys
+        if self.grow_keys is not None and self.grow_keys.recent is not None:
+            total = None  # the exact numbers show below: no estimate beside them
         text = keys.sentence(len(self.topic.partitions), total) if keys and keys.changes else ""
         if keys is not None and keys.compacted:
             text += " Grow it only if its consumers can take that."
         shown.update(text)
         shown.display = bool(text)
+
+    # -- the topic's keys, counted (issue 51 point 3) ----------------------------------------
+
+    @work(exclusive=True, group="key-count-load", exit_on_error=False)
+    async def load_key_count(self) -> None:
+        """The topic's kept `topics keys` count (read once, weighed at every count typed)."""
+        self.saved_count = await asyncio.to_thread(load, self.admin.cluster_id, self.topic.name)
+        self.count_loaded = True
+        self.revalidate()
+
+    def typed_total(self) -> int | None:
+        text = self.query_one("#partitions", Input).value.strip()
+        total = int(text) if text.isdigit() else None
+        return total if total is not None and total > len(self.topic.partitions) else None
+
+    def weigh_keys(self, total: int | None) -> None:
+        """The kept count's numbers for `total` (None: no valid count typed)."""
+        if not self.count_loaded or self.counting is not None:
+            return
+        saved, current = self.saved_count, len(self.topic.partitions)
+        if total is None or saved is None or saved.rows <= WEIGH_AT_ONCE_ROWS:
+            self.grow_keys = (
+                weighed(saved, self.topic.name, current, total, _now_ms()) if total else None
+            )
+            self.show_key_report()
+        else:
+            self.weigh_in_thread(saved, current, total)
+
+    @work(exclusive=True, group="key-weigh", exit_on_error=False)
+    async def weigh_in_thread(self, saved: SavedCount, current: int, total: int) -> None:
+        found = await asyncio.to_thread(weighed, saved, self.topic.name, current, total, _now_ms())
+        if self.typed_total() == total:  # the count typed meanwhile is weighed by its own
+            self.grow_keys = found
+            self.show_key_report()
+            self.show_key_mapping(total)
+
+    def show_key_report(self) -> None:
+        shown = self.query_one("#key-report", Static)
+        if self.counting is not None:
+            return  # the count's progress shows
+        found = self.grow_keys
+        if found is not None and found.recent is not None:
+            text = "\n".join([*lines(found), "F3 counts again."])
+        else:
+            saved = self.saved_count
+            why = saved.stale(len(self.topic.partitions), _now_ms()) if saved else None
+            if saved is None:
+                text = "No key report of this topic kept: F3 counts its keys (every record)."
+            elif why is None:
+                text = "A fresh key report is kept: type the new count to see what it moves."
+            else:
+                text = f"No fresh key report: {why}. F3 counts its keys again."
+        shown.update(text)
+
+    def action_count_keys(self) -> None:
+        if self.counting is not None:
+            self.counting.stop()
+            return
+        self.counting = _Counting()
+        self.query_one("#key-report", Static).update(
+            f"Counting the keys of '{self.topic.name}'… esc stops."
+        )
+        self.count_keys(self.counting, self.typed_total(), asyncio.get_running_loop())
+
+    @work(thread=True, exclusive=True, group="key-count", exit_on_error=False)
+    def count_keys(
+        self, counting: _Counting, total: int | None, ui: asyncio.AbstractEventLoop
+    ) -> None:
+        """`topics keys` with the local engine, on a loop of this thread (its own connection:
+        the app's is bound to the UI's loop); progress and the outcome go back to the UI."""
+        outcome: KeyReportResult | str | None = None
+        saved: SavedCount | None = None
+        try:
+            outcome = asyncio.run(self._count(counting, total, ui))
+            saved = load(self.admin.cluster_id, self.topic.name)
+        except asyncio.CancelledError:
+            outcome = None
+        except ImportError as exc:  # numpy, pyarrow: the spark extra's
+            outcome = f"counting keys needs numpy and pyarrow (kafka-tui[spark]): {exc}"
+        except (AdminError, FieldError) as exc:
+            outcome = str(getattr(exc, "message", exc))
+        finally:  # an unexpected failure still ends the count here (then the error modal)
+            with contextlib.suppress(RuntimeError):  # the app has closed
+                ui.call_soon_threadsafe(self._counted, counting, outcome, saved)
+
+    async def _count(
+        self, counting: _Counting, total: int | None, ui: asyncio.AbstractEventLoop
+    ) -> KeyReportResult:
+        from ...services.key_report import KeyReportRequest, key_report
+
+        counting.running(asyncio.get_running_loop(), asyncio.current_task())
+        last = 0.0
+
+        def show(stage: str, done: int, of: int) -> None:
+            nonlocal last
+            now = time.monotonic()
+            if stage == "read" and (done >= of or now - last >= PROGRESS_EVERY_S):
+                last = now
+                ui.call_soon_threadsafe(self._count_progress, counting, done, of)
+
+        request = KeyReportRequest(self.topic.name, (total,) if total else (), top=0)
+        async with KafkaAdmin(self.admin.settings) as admin:
+            return await key_report(admin, request, show)
+
+    def _count_progress(self, counting: _Counting, done: int, total: int) -> None:
+        if self.counting is not counting or counting.stopped:
+            return
+        bar = self.query_one("#key-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=max(total, 1), progress=done)
+        self.query_one("#key-report", Static).update(
+            f"Counting the keys of '{self.topic.name}': {done:,} of {total:,} records read… "
+            "esc stops."
+        )
+
+    def _counted(
+        self,
+        counting: _Counting,
+        outcome: KeyReportResult | str | None,
+        saved: SavedCount | None,
+    ) -> None:
+        if self.counting is not counting or not self.is_attached:
+            return
+        self.counting = None
+        self.query_one("#key-progress", ProgressBar).display = False
+        report = self.query_one("#key-report", Static)
+        if outcome is None or isinstance(outcome, str):
+            report.update(
+                "Stopped: no key report kept. F3 counts again."
+                if outcome is None
+                else f"Keys not counted: {outcome}"
+            )
+            return
+        if saved is None:  # not kept (no cluster id, or the cache cannot be written)
+            report.update(
+                f"Counted {outcome.report.records:,} records, but the count could not be kept "
+                "to weigh the counts typed."
+            )
+            return
+        self.saved_count = saved
+        self.revalidate()
+
+    def action_cancel(self) -> None:
+        if self.counting is not None:
+            self.counting.stop()
+            return
+        super().action_cancel()
+
+    def on_unmount(self) -> None:
+        if self.counting is not None:
+            self.counting.stop()
 
     async def read_extra(self, snapshot: Snapshot) -> None:
         name = self.topic.name
@@ -149,6 +342,7 @@ class IncreasePartitionsScreen(FormScreen):
         self.options = options
         self.set_errors(errors)
         current = len(self.topic.partitions)
+        self.weigh_keys(total if "partitions" not in errors else None)
         self.show_key_mapping(total if "partitions" not in errors else None)
         added = (total - current) if total else None
         placement = self.planned.placement if self.planned else None
@@ -183,3 +377,33 @@ class IncreasePartitionsScreen(FormScreen):
             "Increase failed",
             request.total,
         )
+
+
+class _Counting:
+    """One run of f3's count: stopped from the UI's thread, its task on the count's."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self._lock = threading.Lock()
+        self._cancel: Callable[[], object] | None = None
+
+    def running(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any] | None) -> None:
+        """The count's loop and task (cancelled at once if stopped already)."""
+        assert task is not None
+        with self._lock:
+            self._cancel = lambda: loop.call_soon_threadsafe(task.cancel)
+            stopped = self.stopped
+        if stopped:
+            task.cancel()
+
+    def stop(self) -> None:
+        with self._lock:
+            self.stopped = True
+            cancel = self._cancel
+        if cancel is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has finished
+                cancel()
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
