@@ -116,7 +116,8 @@ class _Shared:
         if schema.schema_type == "PROTOBUF":
             imports = self._imports(schema, {})
             return ProtobufSchema(compile_proto(schema.text, imports, where=where))
-        return JsonSchema(schema.text, validate=self.validate_json, where=where)
+        references = self._imports(schema, {}) if self.validate_json else {}
+        return JsonSchema(schema.text, references, validate=self.validate_json, where=where)
 
     def _avro_references(self, schema: RegisteredSchema, seen: set[str] | None = None) -> list[str]:
         """The texts of the schemas `schema` references, each after those it references."""
@@ -132,6 +133,8 @@ class _Shared:
         return texts
 
     def _imports(self, schema: RegisteredSchema, into: dict[str, str]) -> dict[str, str]:
+        """The texts of the schemas `schema` references, and of theirs, by reference name
+        (a .proto's import path, a JSON Schema's `$ref` URI)."""
         for ref in schema.references:
             if ref.name not in into:
                 found = self._client().version(ref.subject, ref.version)

@@ -69,9 +69,15 @@ message Order {
   repeated Line lines = 3;
 }
 """
+PLACE_SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}}
+# "place.json" is the registry's subject "<topic>-place" (a reference)
 EVENT_SCHEMA = {
     "type": "object",
-    "properties": {"kind": {"type": "string"}, "n": {"type": "integer"}},
+    "properties": {
+        "kind": {"type": "string"},
+        "n": {"type": "integer"},
+        "where": {"$ref": "place.json"},
+    },
     "required": ["kind"],
 }
 
@@ -249,23 +255,40 @@ def test_json_schema_records_validated_when_asked(
     registry_url: str,
 ) -> None:
     topic = topic_name("json")
-    event_id = client.register(
-        f"{topic}-value", RegisteredSchema(None, "JSON", json.dumps(EVENT_SCHEMA))
+    client.register(f"{topic}-place", RegisteredSchema(None, "JSON", json.dumps(PLACE_SCHEMA)))
+    event = RegisteredSchema(
+        None, "JSON", json.dumps(EVENT_SCHEMA), (Reference("place.json", f"{topic}-place", 1),)
     )
+    event_id = client.register(f"{topic}-value", event)
+    assert client.schema(event_id).references == event.references
     checked = RecordSchemas(client, validate_json=True)
     data = checked.encode({"kind": "click", "n": 2}, "jsonschema", subject=f"{topic}-value")
     assert data == b"\x00" + struct.pack(">I", event_id) + b'{"kind":"click","n":2}'
     with pytest.raises(SchemaError, match="does not match the JSON Schema at n: 'two' is not"):
         checked.encode({"kind": "click", "n": "two"}, "jsonschema", subject=f"{topic}-value")
+    # the referenced schema checks its part
+    with pytest.raises(SchemaError, match="at where/city: 7 is not of type 'string'"):
+        checked.encode({"kind": "k", "where": {"city": 7}}, "jsonschema", subject=f"{topic}-value")
+    placed = {"kind": "visit", "where": {"city": "Oslo"}}
+    framed = checked.encode(placed, "jsonschema", subject=f"{topic}-value")
+    assert checked.decode(framed, None) == (placed, "jsonschema", event_id)
     unchecked = RecordSchemas(client).encode({"n": 1}, "jsonschema", subject=f"{topic}-value")
     with pytest.raises(SchemaError, match="'kind' is a required property"):
         checked.decode(unchecked, None)
 
-    _written(kraft_cluster, topic, data)
-    code, records, err = _read(capsys, kraft_cluster, topic, "--schema-registry", registry_url)
+    _written(kraft_cluster, topic, data, framed)
+    code, records, err = _read(
+        capsys,
+        kraft_cluster,
+        topic,
+        "--schema-registry",
+        registry_url,
+        "--validate-json-schema",
+    )
     assert (code, err) == (0, "")
     assert [(r["value"], r["value_format"], r["schema_id"]) for r in records] == [
-        ({"kind": "click", "n": 2}, "jsonschema", event_id)
+        ({"kind": "click", "n": 2}, "jsonschema", event_id),
+        (placed, "jsonschema", event_id),
     ]
 
 
