@@ -40,9 +40,15 @@ _MAX_BATCH_BYTES = 256 * 1024
 @dataclass(slots=True)
 class Record:
     """One record as the broker stored it. `timestamp_type`: "CreateTime" or
-    "LogAppendTime". `leader_epoch`: None where the client does not expose it (aiokafka's
-    consumer does not). Not frozen: a frozen dataclass's __init__ sets each field through
-    object.__setattr__, ~1.5 us of a record's ~4 us in a bulk read (bench/records.py)."""
+    "LogAppendTime". `leader_epoch`: always None from aiokafka's consumer, which drops it: its
+    fetcher (aiokafka/consumer/fetcher.py, PartitionRecords._unpack_records) walks each
+    record batch and builds a ConsumerRecord per record (aiokafka/structs.py: no epoch field)
+    without the batch, and the batch objects (record/default_records.py and its C twin) unpack
+    the header's PartitionLeaderEpoch (bytes 12-15) but offer no property for it; the
+    deserializer hooks see only the key's or value's bytes. A Fetch of our own (as
+    admin/key_reader.py's) would have it: one int32 per batch of the answer's bytes.
+    Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__,
+    ~1.5 us of a record's ~4 us in a bulk read (bench/records.py)."""
 
     topic: str
     partition: int

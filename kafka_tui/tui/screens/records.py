@@ -6,7 +6,9 @@ record's object in a detail pane, and a produce form (`P`, hidden on read-only p
 It holds a bounded window: the last `LAST` records of each partition when it opens, then what
 a follow brings, never more than `WINDOW` records (the oldest leave), so a topic of millions
 of records costs what the window costs. What it reads and shows is services/messages.py's
-record object, the same as `messages read --output json`.
+record object, the same as `messages read --output json`. With the profile's schema registry
+(schema_registry_url; services/registry_access.py), records in its wire format are decoded
+through it (auto: magic byte 0), in a thread, and the produce form writes through it.
 """
 
 from __future__ import annotations
