@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import Profile
 from ..services.codecs import FORMATS
+from ..services.parsing import UsageError
 from .registry_flags import add_registry_flags, registry_from_args
 
 if TYPE_CHECKING:
@@ -150,6 +151,14 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     from .spark_flags import spark_conf
 
     _not_negative("--limit", args.limit)
+    if args.engine == "spark":
+        import importlib.util
+
+        missing = [m for m in ("pyspark", "pyarrow") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise UsageError(
+                f"--engine spark needs {' and '.join(missing)} (install kafka-tui[spark])"
+            )
     for p in args.partition or ():
         _not_negative("--partition", p)
     request = SearchRequest(
