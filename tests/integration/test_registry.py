@@ -165,6 +165,12 @@ def test_avro_with_a_reference_written_and_read_through_the_registry(
     code, out, err = run(capsys, kraft_cluster, *produce)
     assert (code, out) == (2, "") and f"has no subject '{topic}-key'" in err, err
     assert f"{topic}-key" not in client.subjects()
+    for flags, said in (
+        (["--register"], "--register needs --key-schema-file or --value-schema-file"),
+        (["--register", "--value-schema-file", str(avsc)], "--register needs a schema registry"),
+    ):
+        code, out, err = run(capsys, kraft_cluster, "messages", "produce", topic, *flags)
+        assert (code, out) == (2, "") and said in err, err
     # --register: each file under its subject (TopicNameStrategy unless named), ids said;
     # the Avro schema is the one shop-address holds: the same id
     code, out, err = run(capsys, kraft_cluster, *produce, "--register")
