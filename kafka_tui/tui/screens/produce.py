@@ -240,10 +240,13 @@ class ProduceDialog(ModalScreen[Produced | None]):
                 )
             except FieldError as exc:
                 said = field_error_words(exc)
-                label = self.query_one(f"#{exc.field.value}-error", Label)
-                label.update(said)
-                label.display = True
-                self._verdict(said)
+                side = exc.field.value  # the key or the value: what went through the registry
+                if side in ("key", "value"):
+                    label = self.query_one(f"#{side}-error", Label)
+                    label.update(said)
+                    label.display = True
+                else:
+                    self._verdict(said)
                 self.query_one("#produce-send", Button).disabled = bool(self.errors)
                 return
         try:
