@@ -1,9 +1,10 @@
-"""`messages search` on the real KRaft 4.4 cluster (issue 51 point 4): the matches are exactly
-the lines `messages read --filter` prints for the same expression; an aborted transaction's
-records are not searched under read_committed and are under read_uncommitted; --partition,
---from-time/--until-time and --limit narrow it; a bad jq expression and an unknown topic are
-one sentence each (exit 2); --progress says what was scanned; and the Spark engine (local[1],
-each partition cut into several ranges: one JVM start) prints the same matches.
+"""`messages search` (issue 51 point 4) on the real ZooKeeper-mode 3.9 cluster (nothing here
+differs by mode, and its group of CI's workers is the lightest): the matches are exactly the
+lines `messages read --filter` prints for the same expression; an aborted transaction's records
+are not searched under read_committed and are under read_uncommitted; --partition,
+--from-time/--until-time and --limit narrow it; a bad jq expression and an unknown topic are one
+sentence each (exit 2); --progress says what was scanned; and the Spark engine (local[1], each
+partition cut into several ranges: one JVM start) prints the same matches.
 """
 
 from __future__ import annotations
@@ -50,13 +51,13 @@ def _lines(capsys: pytest.CaptureFixture[str], cluster: Cluster, *args: str) -> 
 
 
 def test_search_prints_what_read_filters_on_both_engines(
-    kraft_cluster: Cluster,
+    zk_cluster: Cluster,
     capsys: pytest.CaptureFixture[str],
     topic_name: Names,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     topic = topic_name()
-    servers = kraft_cluster.bootstrap_servers
+    servers = zk_cluster.bootstrap_servers
     asyncio.run(create(servers, TopicSpec(topic, 3, 1, configs={"retention.ms": "-1"})))
     records = [
         {
@@ -73,45 +74,45 @@ def test_search_prints_what_read_filters_on_both_engines(
     asyncio.run(_aborted(servers, topic))
     asyncio.run(markers_written(servers, topic))
 
-    expected = _lines(capsys, kraft_cluster, "read", topic, "--filter", FILTER)
+    expected = _lines(capsys, zk_cluster, "read", topic, "--filter", FILTER)
     assert len(expected) == 29  # n = 0, 3, ..., 87 but 9 (its key is "skip")
-    found = _lines(capsys, kraft_cluster, "search", topic, "--filter", FILTER)
+    found = _lines(capsys, zk_cluster, "search", topic, "--filter", FILTER)
     assert found == expected
     assert not any('"aborted"' in line for line in found)
     uncommitted = _lines(
-        capsys, kraft_cluster, "search", topic, "--filter", FILTER,
+        capsys, zk_cluster, "search", topic, "--filter", FILTER,
         "--isolation", "read_uncommitted",
     )  # fmt: skip
     assert len(uncommitted) == 29 + 5
 
     # Narrowed: one partition, a time window (n 10..20), a limit.
-    one = _lines(capsys, kraft_cluster, "search", topic, "--filter", FILTER, "--partition", "1")
+    one = _lines(capsys, zk_cluster, "search", topic, "--filter", FILTER, "--partition", "1")
     assert one == [line for line in expected if json.loads(line)["partition"] == 1]
     window = _lines(
-        capsys, kraft_cluster, "search", topic, "--filter", ".value.n? != null",
+        capsys, zk_cluster, "search", topic, "--filter", ".value.n? != null",
         "--from-time", str(BASE_MS + 10), "--until-time", str(BASE_MS + 20),
     )  # fmt: skip
     assert sorted(json.loads(line)["value"]["n"] for line in window) == list(range(10, 21))
-    limited = _lines(capsys, kraft_cluster, "search", topic, "--filter", FILTER, "--limit", "4")
+    limited = _lines(capsys, zk_cluster, "search", topic, "--filter", FILTER, "--limit", "4")
     assert len(limited) == 4 and set(limited) <= set(expected)
 
     # The table and progress lines of people; bad input in one sentence, exit 2.
     code, out, err = run(
-        capsys, kraft_cluster, "messages", "search", topic, "--filter", FILTER, "--progress"
+        capsys, zk_cluster, "messages", "search", topic, "--filter", FILTER, "--progress"
     )
     assert code == 0, err
     assert out.startswith("PARTITION\tOFFSET\t") and len(out.splitlines()) == 1 + 29
     assert f"local: {91 + 5 + 1} of {91 + 5 + 1} records scanned" in err, err  # + abort marker
     assert "29 matches" in err, err
-    code, _, err = run(capsys, kraft_cluster, "messages", "search", topic, "--filter", ".[")
+    code, _, err = run(capsys, zk_cluster, "messages", "search", topic, "--filter", ".[")
     assert code == 2 and err.count("\n") == 1 and "--filter" in err and "jq" in err, err
-    code, _, err = run(capsys, kraft_cluster, "messages", "search", f"{topic}-no", "--filter", ".")
+    code, _, err = run(capsys, zk_cluster, "messages", "search", f"{topic}-no", "--filter", ".")
     assert code == 2 and err.count("\n") == 1 and f"{topic}-no" in err, err
 
     # Spark (local[1]), every partition cut into ranges of 20 offsets (6 tasks): the same matches.
     monkeypatch.setattr(message_search, "RANGE_RECORDS", 20)
     on_spark = _lines(
-        capsys, kraft_cluster, "search", topic, "--filter", FILTER,
+        capsys, zk_cluster, "search", topic, "--filter", FILTER,
         "--engine", "spark", "--spark-master", "local[1]",
     )  # fmt: skip
     assert on_spark == expected
