@@ -3,8 +3,9 @@
 read: no consumer group is joined and nothing committed unless `--group G`. `--output jsonl`
 streams one record object per line, `json` prints a list, `table` one line per record.
 produce: one result per record, `{"topic", "partition", "offset", "timestamp", "error",
-"message"}`. Exit 0 when every record was read and decoded (or written), 1 when some record
-could not be decoded as asked or Kafka refused one, 2 on usage errors.
+"message"}`; with --register, each schema file registered is said on stderr with its id.
+Exit 0 when every record was read and decoded (or written), 1 when some record could not be
+decoded as asked or Kafka refused one, 2 on usage errors.
 """
 
 from __future__ import annotations
