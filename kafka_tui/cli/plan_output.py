@@ -141,6 +141,7 @@ def print_summary(document: dict[str, Any]) -> None:
             f"{r['replicas_after']}, leaders {r['leaders_before']} -> {r['leaders_after']}"
         )
     _print_config_changes(document)
+    _print_key_moves(document)
     for f in findings(document):
         text = with_remedies(f.message, f.remedies)
         where = f"{len(f.topics)} topic(s) ({topics_named(f.topics)})"
@@ -156,6 +157,25 @@ def print_summary(document: dict[str, Any]) -> None:
 
 
 CONFIG_TOPICS_SHOWN = 20
+KEY_TOPICS_SHOWN = 20
+
+
+def _print_key_moves(document: dict[str, Any]) -> None:
+    """What each grow moves, by the topic's fresh `topics keys` count (`key_moves`)."""
+    from ..services.key_reports_saved import from_json, lines
+
+    moves = document.get("key_moves") or []
+    if not moves:
+        return
+    counted = sum(1 for m in moves if m["key_report"])
+    print(f"Keys moving: {counted} of {len(moves)} grown topic(s) have a fresh key report:")
+    for entry in moves[:KEY_TOPICS_SHOWN]:
+        for line in lines(from_json(entry)):
+            print(f"  {line}")
+    if len(moves) > KEY_TOPICS_SHOWN:
+        print(f"  and {len(moves) - KEY_TOPICS_SHOWN} more topic(s) (--output json lists all)")
+    if counted < len(moves):
+        print("  `kafka-tui topics keys TOPIC --partitions N` counts a topic's keys.")
 
 
 def _print_config_changes(document: dict[str, Any]) -> None:

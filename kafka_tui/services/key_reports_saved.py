@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..paths import user_path
 
@@ -206,6 +206,34 @@ def grow_json(found: GrowKeys) -> dict[str, object]:
             "max_over_avg": g.max_over_avg,
         }
     }
+
+
+def from_json(entry: dict[str, Any]) -> GrowKeys:
+    """A `grow_json` entry read back (a plan document's `key_moves`)."""
+    from ..planning.key_stats import Grow
+
+    report = entry.get("key_report")
+    topic, current, total = (
+        str(entry["topic"]),
+        int(entry["partitions_before"]),
+        int(entry["partitions"]),
+    )
+    if not report:
+        return GrowKeys(topic, current, total, None, str(entry.get("missing") or "no key report"))
+    grow = Grow(
+        total,
+        float(report["keys_moving"]),
+        float(report["records_moving"]),
+        [int(n) for n in report["records_per_partition"]],
+        [],
+    )
+    since = report.get("since_ms")
+    return GrowKeys(
+        topic,
+        current,
+        total,
+        RecentGrow(topic, float(report["age_s"]), None if since is None else int(since), grow),
+    )
 
 
 PER_PARTITION_SHOWN = 12

@@ -31,6 +31,7 @@ from ..planning.bulk_plan import (
     prepare,
 )
 from .plan_documents import PlanDocument, cluster_view
+from .plan_keys import with_key_moves
 from .ports import AdminPort
 from .snapshot import Snapshot, take_snapshot
 from .spark_runner import Show, read_parquet_plan, run_spark_job, spark_log_path
@@ -204,12 +205,14 @@ async def plan_intents(
     watch: Watch,
 ) -> PlanDocument:
     """`intents` placed against the cluster as `snapshot` (and the plan's topics' configs)
-    show it; the document names the cluster and when it was read."""
+    show it; the document names the cluster and when it was read, and, when it grows topics,
+    what each grow moves by the topic's kept key count (`key_moves`, plan_keys.py)."""
     view = await cluster_view(admin, snapshot, [i.topic for i in intents])
     taken = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    return await place_plan(
+    document = await place_plan(
         view, intents, request, watch, cluster_id=admin.cluster_id, snapshot_time=taken
     )
+    return await with_key_moves(document, snapshot, admin.cluster_id)
 
 
 async def place_plan(

@@ -25,6 +25,8 @@ from kafka_tui.devcluster.jars import ensure_kafka
 from kafka_tui.services import key_report, key_reports_saved
 from kafka_tui.tui.app import KafkaTuiApp
 from kafka_tui.tui.screens.partitions import IncreasePartitionsScreen
+from kafka_tui.tui.screens.plan import PlanScreen
+from kafka_tui.tui.widgets.plan_topics import PlanTopics
 
 from ..conftest import Cluster
 from ..tui.conftest import filter_to, loaded
@@ -97,9 +99,9 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
     tmp_path: Path,
 ) -> None:
     monkeypatch.setenv("KAFKA_TUI_KEY_REPORTS", str(tmp_path / "key-reports"))
-    topic = topic_name()
+    topic, other = topic_name(), topic_name("other")  # other: grown in plans, never counted
     servers = kraft_cluster.bootstrap_servers
-    asyncio.run(create(servers, TopicSpec(topic, PARTITIONS, 2)))
+    asyncio.run(create(servers, TopicSpec(topic, PARTITIONS, 2), TopicSpec(other, 1, 1)))
     # user-i: i + 1 records, values of i + 1 bytes; 7 records without a key.
     lines = [f"user-{i}:{'v' * (i + 1)}" for i in range(20) for _ in range(i + 1)]
     lines += ["NULL:nokey"] * 7
@@ -171,7 +173,25 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
 
     # The partitions form shows the same numbers, weighs another count as it is typed, and
     # without a kept count offers f3, which counts (issue 51 point 3).
-    asyncio.run(_the_form(kraft_cluster, topic, keyed, nulls, err))
+    asyncio.run(_the_form(kraft_cluster, topic, other, keyed, nulls, err))
+
+    # A plan that grows topics carries each grow's numbers (key_moves), or why there are none.
+    plan = tmp_path / "grow.csv"
+    plan.write_text(f"topic,partitions\n{topic},5\n{other},2\n")
+    code, planned = run_json(capsys, kraft_cluster, "plan", "preview", str(plan))
+    assert code == 0 and isinstance(planned, dict), planned
+    counted, never = planned["key_moves"]
+    assert (counted["topic"], counted["partitions_before"], counted["partitions"]) == (topic, 3, 5)
+    numbers = {k: grown[k] for k in ("keys_moving", "records_moving", "records_per_partition")}
+    assert {k: counted["key_report"][k] for k in numbers} == numbers
+    assert counted["key_report"]["max_over_avg"] == grown["max_over_avg"]
+    assert never == {
+        "topic": other,
+        "partitions_before": 1,
+        "partitions": 2,
+        "key_report": None,
+        "missing": "no key report of it has been kept",
+    }
 
     # The table for people; --since after every record: nothing read; a count below the
     # topic's: refused, naming the flag.
@@ -196,10 +216,16 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
 
 
 async def _the_form(
-    cluster: Cluster, topic: str, keyed: Counter[bytes], nulls: dict[int, int], said: str
+    cluster: Cluster,
+    topic: str,
+    other: str,
+    keyed: Counter[bytes],
+    nulls: dict[int, int],
+    said: str,
 ) -> None:
     """At 80x24: the kept count's numbers for 5 as `topics alter` said them (`said`), for 6
-    by a hand count as 6 is typed; the count gone, the offer, and f3's count."""
+    by a hand count as 6 is typed; the count gone, the offer, and F3's count. Then the plan
+    screen growing `topic` and `other` (never counted) to 6: the records each grow moves."""
 
     def by_hand(n: int) -> tuple[float, float, list[int]]:
         moving = [k for k in keyed if _home(k, n) != _home(k, PARTITIONS)]
@@ -256,3 +282,19 @@ async def _the_form(
         assert form.grow_keys is not None and form.grow_keys.recent is not None
         assert form.grow_keys.recent.grow.records_per_partition == after
         assert "as counted 0 min ago: growing to 6 partitions" in shown(form)
+        await pilot.press("escape")
+
+        assert app.profile and app.admin
+        plan = PlanScreen(app.profile, app.admin, [topic, other])
+        await app.push_screen(plan)
+        await pilot.pause()
+        await pilot.press("6", "ctrl+r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        rows = plan.query_one(PlanTopics)
+        assert rows.header_text().split()[5] == "Moving"
+        moving = {rows.topic_at(i): rows.row_text(i).split()[5] for i in range(rows.row_count)}
+        assert moving == {topic: f"{records_moving:.1%}", other: "no"}  # "no report"
+        plan.show_topic(other)
+        detail = str(plan.query_one("#plan-topic-detail", Static).render())
+        assert f"No fresh key report of '{other}': no key report of it has been kept." in detail

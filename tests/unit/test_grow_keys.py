@@ -92,3 +92,46 @@ def test_grow_keys_gives_numbers_or_says_why_not(
     assert count is not None and count.rows == tally.num_rows
     again = saved.weighed(count, "orders", 2, 6, 1_000_000 + 120_000)
     assert again == found
+
+
+def test_a_plan_gets_key_moves_at_the_end_of_its_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    import json
+    import time
+    from types import SimpleNamespace
+
+    from kafka_tui.services.plan_documents import PlanDocument
+    from kafka_tui.services.plan_keys import moves_of, with_key_moves
+
+    monkeypatch.setenv("KAFKA_TUI_KEY_REPORTS", str(tmp_path))
+    now_ms = int(time.time() * 1000)
+    saved.save(CLUSTER, "orders", _tally(40, 2, 4), 2, now_ms, None)
+    head = '{\n"engine": "local",\n"topics": [\n'
+    rows = [
+        {"topic": "orders", "action": "grow", "partitions": 5, "error": None},
+        {"topic": "fresh", "action": "create", "partitions": 3, "error": None},
+        {"topic": "users", "action": "grow", "partitions": 4, "error": None},
+    ]
+    text = head + ",\n".join(json.dumps(r) for r in rows) + '\n],\n"warnings": []\n}\n'
+    partitions = {"orders": 2, "users": 2}
+    snapshot = SimpleNamespace(
+        topics={t: SimpleNamespace(partitions=[0] * n) for t, n in partitions.items()}
+    )
+    document = asyncio.run(with_key_moves(PlanDocument.parse(text), snapshot, CLUSTER))  # type: ignore[arg-type]
+    assert document.text.startswith(text[: text.rindex("\n}")])  # the engine's bytes kept
+    assert json.loads(document.text) == document.data
+    orders, users = document.data["key_moves"]
+    assert (orders["topic"], orders["partitions"], users["key_report"]) == ("orders", 5, None)
+    weighed = saved.weighed(saved.load(CLUSTER, "orders"), "orders", 2, 5, now_ms).recent
+    assert weighed is not None
+    assert orders["key_report"]["records_per_partition"] == weighed.grow.records_per_partition
+    read = moves_of(document)
+    assert saved.lines(read["users"]) == [
+        "No fresh key report of 'users': no key report of it has been kept."
+    ]
+    assert read["orders"].recent is not None
+    assert read["orders"].recent.grow.records_moving == orders["key_report"]["records_moving"]
+    no_grows = PlanDocument.parse(head + json.dumps(rows[1]) + '\n],\n"warnings": []\n}\n')
+    assert asyncio.run(with_key_moves(no_grows, snapshot, CLUSTER)) is no_grows  # type: ignore[arg-type]

@@ -27,6 +27,7 @@ from ...planning import plan_parquet, plan_rows
 from ...planning.bulk_plan import Intent, PlanOptions
 from ...planning.placement import MODES
 from ...services import plan_workflow
+from ...services.key_reports_saved import lines as key_lines
 from ...services.placing import PlacementOptions
 from ...services.plan_apply import ConfigsApplied, apply_document, broker_differences
 from ...services.plan_documents import (
@@ -36,6 +37,7 @@ from ...services.plan_documents import (
     findings,
     topics_named,
 )
+from ...services.plan_keys import moves_of
 from ...services.plan_workflow import (
     GrowTopics,
     PlanFile,
@@ -422,7 +424,7 @@ class PlanScreen(KafkaScreen):
         ]
         self.query_one("#plan-stats", Static).update("\n".join(lines))
         self.query_one("#plan-warnings", Static).update("\n".join(grouped_warnings(document)))
-        self.query_one(PlanTopics).show(topics)
+        self.query_one(PlanTopics).show(topics, moves_of(document))
 
     @on(PlanTopics.Highlighted)
     def topic_highlighted(self, event: PlanTopics.Highlighted) -> None:
@@ -452,6 +454,13 @@ class PlanScreen(KafkaScreen):
                 f"config changes ({len(changes)}; applied when configs is set to apply "
                 "them): " + "; ".join(changes)
             )
+        moves = self.query_one(PlanTopics).moves.get(name)
+        if moves is not None and entry["action"] == "grow" and not entry["error"]:
+            lines += key_lines(moves)
+            if moves.recent is None:
+                lines.append(
+                    "The partitions form's F3 (or `kafka-tui topics keys`) counts its keys."
+                )
         result = self.results.get(name)
         if result is not None:
             lines.append(f"Applied: {'ok' if result.ok else result.error}: {result.message}")

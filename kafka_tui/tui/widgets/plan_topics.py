@@ -1,7 +1,8 @@
 """The plan screen's topics: one line per topic of the plan document, with its action, counts,
-config changes and result (planned, refused, or what applying it answered). A VirtualTable:
-a 1,000,000-partition plan (200,000 topics) shows at once and a key costs the same as on a
-small one."""
+config changes, the share of keyed records a grow moves (from the topic's fresh key count;
+"no report" without one) and result (planned, refused, or what applying it answered). A
+VirtualTable: a 1,000,000-partition plan (200,000 topics) shows at once and a key costs the
+same as on a small one."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from rich.style import Style
 from textual.geometry import Size
 from textual.message import Message
 
+from ...services.key_reports_saved import GrowKeys
 from .virtual_table import VirtualTable
 
 _COLUMNS: list[tuple[str, int]] = [("Action", 6), ("Partitions", 10), ("RF", 3), ("Configs", 7)]
+_MOVING = ("Moving", 9)  # only for a plan that grows topics
 _RESULT = 40  # the result column's width (an error name, "planned", "ok")
 
 
@@ -22,6 +25,14 @@ def _configs(entry: dict[str, Any]) -> str:
     """How many overrides the plan changes on an existing topic ("-": none, or refused)."""
     changes = entry.get("config_changes") or []
     return str(len(changes)) if changes and not entry["error"] else "-"
+
+
+def _moving(entry: dict[str, Any], moves: dict[str, GrowKeys]) -> str:
+    """The share of a grown topic's keyed records that move ("no report": no fresh count)."""
+    found = moves.get(entry["topic"])
+    if found is None or entry["action"] != "grow" or entry["error"]:
+        return "-"
+    return "no report" if found.recent is None else f"{found.recent.grow.records_moving:.1%}"
 
 
 class PlanTopics(VirtualTable):
@@ -43,21 +54,29 @@ class PlanTopics(VirtualTable):
         self.entries: Sequence[dict[str, Any]] = ()
         self.index: dict[str, int] = {}
         self.results: dict[str, str] = {}  # topic -> "ok" or the error applying it met
+        self.moves: dict[str, GrowKeys] = {}  # grown topic -> what it moves (key_moves)
         self._name_column = 10
+
+    @property
+    def columns(self) -> list[tuple[str, int]]:
+        return [*_COLUMNS, _MOVING] if self.moves else _COLUMNS
 
     @property
     def row_count(self) -> int:
         return len(self.entries)
 
-    def show(self, entries: Sequence[dict[str, Any]]) -> None:
+    def show(
+        self, entries: Sequence[dict[str, Any]], moves: dict[str, GrowKeys] | None = None
+    ) -> None:
         """The document's topics, in its order; the cursor on the first."""
         self.entries = entries
+        self.moves = moves or {}
         self.index = {e["topic"]: i for i, e in enumerate(entries)}
         self.results = {}
         longest = max((len(e["topic"]) for e in entries), default=10)
         self._name_column = max(10, min(longest, 60))
         self.cursor = 0
-        width = self._name_column + sum(w + 1 for _, w in _COLUMNS) + 1 + _RESULT
+        width = self._name_column + sum(w + 1 for _, w in self.columns) + 1 + _RESULT
         self.virtual_size = Size(width, len(entries) + 1)
         self.scroll_to(y=0, animate=False)
         self.refresh()
@@ -89,7 +108,7 @@ class PlanTopics(VirtualTable):
 
     def header_text(self) -> str:
         cells = ["Topic".ljust(self._name_column), "Action"]
-        cells += [h.rjust(w) for h, w in _COLUMNS[1:]]
+        cells += [h.rjust(w) for h, w in self.columns[1:]]
         return " ".join([*cells, "Result"])
 
     def header_style(self) -> Style:
@@ -101,8 +120,10 @@ class PlanTopics(VirtualTable):
         name = entry["topic"]
         name = name if len(name) <= width else name[: width - 1] + "…"
         values = [entry["partitions"], entry["replication_factor"], _configs(entry)]
+        if self.moves:
+            values.append(_moving(entry, self.moves))
         cells = [name.ljust(width), entry["action"].ljust(_COLUMNS[0][1])]
-        cells += [str(v).rjust(w) for v, (_, w) in zip(values, _COLUMNS[1:], strict=True)]
+        cells += [str(v).rjust(w) for v, (_, w) in zip(values, self.columns[1:], strict=True)]
         return " ".join([*cells, self.result(index)])
 
     def row_style(self, index: int) -> Style:
