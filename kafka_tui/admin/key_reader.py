@@ -205,7 +205,10 @@ class _Columns:
         keys = [r.key for r in records]
         self.keys += keys
         self.sizes += list(map(operator.add, _lengths(keys), _lengths([r.value for r in records])))
-        self.stamps += [r.timestamp for r in records]
+        stamps = [r.timestamp for r in records]
+        if None in stamps:  # message format v0: no timestamp, -1 as Kafka's consumer says
+            stamps = [-1 if t is None else t for t in stamps]
+        self.stamps += stamps
         self.partitions += [partition] * len(records)
 
 
