@@ -1,14 +1,18 @@
 """messages search's pure parts (services/message_search.py): the progress words (rate, time
 left), the one matching step both engines run (messages read's record object and filter), and
 the schema recipe that rebuilds a read's schemas inside a Spark executor (an .avsc file and a
-registry's settings travel pickled; the rebuilt schemas decode as the originals)."""
+registry's settings travel pickled; the rebuilt schemas decode as the originals), and the
+records screen's scan ending when cancelled."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import pickle
+import threading
 from pathlib import Path
+from typing import Any
 
 import fastavro
 
@@ -19,6 +23,7 @@ from kafka_tui.registry.codec import LocalSchema, RecordSchemas
 from kafka_tui.services.codecs import decoder
 from kafka_tui.services.message_search import SchemaRecipe, SearchProgress, matching
 from kafka_tui.services.messages import compile_filter, document
+from kafka_tui.tui.screens.record_search import _scan
 
 AVSC = '{"type": "record", "name": "User", "fields": [{"name": "name", "type": "string"}]}'
 
@@ -65,3 +70,25 @@ def test_a_schema_recipe_travels_pickled_and_decodes_as_the_original(tmp_path: P
     )
     assert rebuilt.side("key").local is None  # type: ignore[attr-defined]
     assert SchemaRecipe.of(None) is None
+
+
+def test_the_records_screen_s_scan_stops_when_cancelled() -> None:
+    """The screen's search runs on a thread's own loop (tui/screens/record_search.py): setting
+    `cancelled` ends it within its 0.1 s look, also while no match comes."""
+    running = threading.Event()
+
+    class Endless:
+        async def matches(self, show: Any) -> Any:
+            while True:
+                running.set()
+                await asyncio.sleep(0.01)  # a fetch that brings nothing
+                if False:
+                    yield []
+
+    cancelled = threading.Event()
+    scan = threading.Thread(target=_scan, args=(Endless(), print, print, cancelled))
+    scan.start()
+    assert running.wait(10)
+    cancelled.set()
+    scan.join(10)
+    assert not scan.is_alive()
