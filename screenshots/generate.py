@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -23,7 +24,7 @@ from aiokafka import AIOKafkaProducer
 from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static, TextArea
 
-from kafka_tui.admin import ConnectionSettings, TopicSpec
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
 from kafka_tui.admin.placeholders import PlaceholderStore
 from kafka_tui.config import Profile, Settings
 from kafka_tui.devcluster import DevCluster
@@ -99,6 +100,38 @@ async def increase(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
     assert isinstance(screen, FormScreen)
     await asyncio.wait_for(screen.snapshot_ready.wait(), 60)
     await pilot.press(*"8", "tab", *"1:2:3,2:1:3", "tab", "enter", "down", "enter")
+    await settle(app, pilot)
+
+
+async def _customers(bootstrap: str) -> None:
+    """A topic of keyed records (200 customers, uneven), placed by the default partitioner."""
+    async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
+        await admin.create_topics([TopicSpec("customers", 3, 2)])
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks=1, linger_ms=20)
+    await producer.start()
+    try:
+        sent = [
+            await producer.send("customers", b"{}", key=f"customer-{i}".encode())
+            for i in range(200)
+            for _ in range(1 + i % 7)
+        ]
+        await asyncio.gather(*sent)
+    finally:
+        await producer.stop()
+
+
+async def increase_keys(app: KafkaTuiApp, pilot: Pilot[None]) -> None:
+    # F3 counts the topic's keys; the form then shows what 5 partitions move, exactly.
+    assert app.admin is not None
+    await _customers(app.admin.settings.bootstrap_servers)
+    await pilot.press("r")
+    await settle(app, pilot)
+    await pilot.press("slash", *"customers", "enter", "p")
+    screen = app.screen
+    assert isinstance(screen, FormScreen)
+    await asyncio.wait_for(screen.snapshot_ready.wait(), 60)
+    await pilot.press("5", "f3")
+    await settle(app, pilot)
     await settle(app, pilot)
 
 
@@ -260,6 +293,7 @@ SHOTS: list[tuple[str, Step, bool]] = [
     ("topic-detail-offline-replica", detail, False),
     ("create-topic", create, False),
     ("increase-partitions", increase, False),
+    ("increase-partitions-keys", increase_keys, False),
     ("delete-confirmation", delete, False),
     ("command-palette", palette, False),
     ("read-only-profile", read_only, True),
@@ -370,6 +404,8 @@ def main() -> None:
     # cluster formatted there) collided in a fixed /tmp/kafka-tui-screenshots.
     cluster = DevCluster(Path(tempfile.mkdtemp(prefix="kafka-tui-screenshots-")))
     cluster.up("kraft", brokers=3)
+    # The key counts the shots make, kept with the cluster (not in the user's cache).
+    os.environ["KAFKA_TUI_KEY_REPORTS"] = str(cluster.root / "key-reports")
     if args.keep:
         print(f"cluster kept in {cluster.root}", flush=True)
     try:

@@ -239,13 +239,16 @@ def from_json(entry: dict[str, Any]) -> GrowKeys:
 PER_PARTITION_SHOWN = 12
 
 
-def per_partition(records: list[int]) -> str:
-    """Records per partition after, the first PER_PARTITION_SHOWN of them, with max and avg."""
+def per_partition(grow: Grow) -> str:
+    """Records per partition after, the first PER_PARTITION_SHOWN of them, with max, avg and
+    max/avg (the skew)."""
+    records = grow.records_per_partition
     shown = ", ".join(f"{n:,}" for n in records[:PER_PARTITION_SHOWN])
     hidden = len(records) - PER_PARTITION_SHOWN
     more = f", … ({hidden} more)" if hidden > 0 else ""
     avg = sum(records) / len(records) if records else 0.0
-    return f"{shown}{more} (max {max(records, default=0):,}, avg {avg:,.1f})"
+    top = max(records, default=0)
+    return f"{shown}{more} (max {top:,}, avg {avg:,.1f}, max/avg {grow.max_over_avg:.2f})"
 
 
 def lines(found: GrowKeys) -> list[str]:
@@ -253,12 +256,13 @@ def lines(found: GrowKeys) -> list[str]:
     remedy: each front end offers its own way to count)."""
     if found.recent is None:
         return [f"No fresh key report of '{found.topic}': {found.missing}."]
-    records = found.recent.grow.records_per_partition
-    return [sentence(found.recent), f"Records per partition after: {per_partition(records)}."]
+    after = per_partition(found.recent.grow)
+    return [sentence(found.recent), f"Records per partition after: {after}."]
 
 
 def sentence(recent: RecentGrow) -> str:
-    """The numbers as one line, with the count's age."""
+    """The shares moving as one line, with the count's age (`lines` adds the records per
+    partition after)."""
     g = recent.grow
     age = _age(recent.age_s)
     window = ""
@@ -268,6 +272,5 @@ def sentence(recent: RecentGrow) -> str:
     return (
         f"Keys of '{recent.topic}' as counted {age} ago{window}: growing to {g.partitions} "
         f"partitions sends {g.keys_moving:.1%} of its keys and {g.records_moving:.1%} of its "
-        f"keyed records to another partition; records per partition after: max/avg "
-        f"{g.max_over_avg:.2f}."
+        "keyed records to another partition."
     )

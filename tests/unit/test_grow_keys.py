@@ -63,7 +63,8 @@ def test_grow_keys_gives_numbers_or_says_why_not(
     assert first == saved.sentence(found.recent)
     after = found.recent.grow.records_per_partition
     assert second.startswith(f"Records per partition after: {after[0]:,}, {after[1]:,}, ")
-    assert f"(max {max(after):,}, avg {sum(after) / 6:,.1f})." in second
+    skew = found.recent.grow.max_over_avg
+    assert f"(max {max(after):,}, avg {sum(after) / 6:,.1f}, max/avg {skew:.2f})." in second
     entry = saved.grow_json(found)
     assert entry["key_report"] == {
         "age_s": 120.0,

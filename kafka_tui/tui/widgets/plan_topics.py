@@ -1,6 +1,6 @@
 """The plan screen's topics: one line per topic of the plan document, with its action, counts,
 config changes, the share of keyed records a grow moves (from the topic's fresh key count;
-"no report" without one) and result (planned, refused, or what applying it answered). A
+"unknown" without one) and result (planned, refused, or what applying it answered). A
 VirtualTable: a 1,000,000-partition plan (200,000 topics) shows at once and a key costs the
 same as on a small one."""
 
@@ -17,7 +17,7 @@ from ...services.key_reports_saved import GrowKeys
 from .virtual_table import VirtualTable
 
 _COLUMNS: list[tuple[str, int]] = [("Action", 6), ("Partitions", 10), ("RF", 3), ("Configs", 7)]
-_MOVING = ("Moving", 9)  # only for a plan that grows topics
+_MOVING = ("Moving", 7)  # only for a plan that grows topics
 _RESULT = 40  # the result column's width (an error name, "planned", "ok")
 
 
@@ -28,11 +28,11 @@ def _configs(entry: dict[str, Any]) -> str:
 
 
 def _moving(entry: dict[str, Any], moves: dict[str, GrowKeys]) -> str:
-    """The share of a grown topic's keyed records that move ("no report": no fresh count)."""
+    """The share of a grown topic's keyed records that move ("unknown": no fresh count)."""
     found = moves.get(entry["topic"])
     if found is None or entry["action"] != "grow" or entry["error"]:
         return "-"
-    return "no report" if found.recent is None else f"{found.recent.grow.records_moving:.1%}"
+    return "unknown" if found.recent is None else f"{found.recent.grow.records_moving:.1%}"
 
 
 class PlanTopics(VirtualTable):
