@@ -266,12 +266,20 @@ async def _change_rate(rate: int, admin: KafkaAdmin, as_json: bool) -> int:
 async def _auto_rate(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool) -> int:
     """`reassignments throttle --auto`: the rule of services/throttle_auto.py until the
     reassignments end; one line per change on stderr (the JSON document at the end)."""
-    from ..services.throttle_auto import AutoRule, Step, auto_throttle
+    from ..services.throttle_auto import (
+        DEFAULT_MAX_RATE,
+        DEFAULT_MIN_RATE,
+        AutoRule,
+        Step,
+        auto_throttle,
+    )
 
-    for flag, value in (("--min", args.min), ("--max", args.max), ("BYTES_PER_S", args.rate)):
+    low = DEFAULT_MIN_RATE if args.min is None else args.min
+    high = DEFAULT_MAX_RATE if args.max is None else args.max
+    for flag, value in (("--min", low), ("--max", high), ("BYTES_PER_S", args.rate)):
         if value is not None and value < 1:
             raise parsing.UsageError(f"reassignments throttle: {flag} must be at least 1")
-    if args.min > args.max:
+    if low > high:
         raise parsing.UsageError("reassignments throttle: --min must not be above --max")
     if args.interval <= 0:
         raise parsing.UsageError("reassignments throttle: --interval must be above 0")
@@ -283,8 +291,8 @@ async def _auto_rate(args: argparse.Namespace, admin: KafkaAdmin, as_json: bool)
             file=sys.stderr,
         )
 
-    rule = AutoRule(args.min, args.max, args.interval, args.latency_limit)
-    start = min(max(args.rate or args.min, args.min), args.max)
+    rule = AutoRule(low, high, args.interval, args.latency_limit)
+    start = min(max(args.rate or low, low), high)
     run = await auto_throttle(admin, rule, start, show)
     if as_json:
         output.emit_json(run.to_json())

@@ -34,8 +34,9 @@ def add_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="until the reassignments end: double the rate while no partition outside them "
         "falls out of sync and every broker answers within --latency-limit, else halve it",
     )
-    throttle.add_argument("--min", type=int, default=1_000_000, metavar="BYTES_PER_S")
-    throttle.add_argument("--max", type=int, default=1_000_000_000, metavar="BYTES_PER_S")
+    # default (None): services/throttle_auto.py's bounds, which the TUI's key uses too
+    throttle.add_argument("--min", type=int, metavar="BYTES_PER_S", help="default 1,000,000")
+    throttle.add_argument("--max", type=int, metavar="BYTES_PER_S", help="default 1,000,000,000")
     throttle.add_argument("--interval", type=float, default=5.0, metavar="SECONDS")
     throttle.add_argument("--latency-limit", type=float, default=500.0, metavar="MS")
     throttle.add_argument("topics", nargs="*", metavar="TOPIC", help=argparse.SUPPRESS)

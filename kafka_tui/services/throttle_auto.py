@@ -22,11 +22,15 @@ from dataclasses import dataclass, field
 from .ports import AdminPort
 from .replication_throttles import RATES, busy, change_throttle_rate, read_rates
 
+# The bounds an operator gets without naming them (the CLI's --min / --max, the TUI's key).
+DEFAULT_MIN_RATE = 1_000_000
+DEFAULT_MAX_RATE = 1_000_000_000
+
 
 @dataclass(frozen=True)
 class AutoRule:
-    min_rate: int
-    max_rate: int
+    min_rate: int = DEFAULT_MIN_RATE
+    max_rate: int = DEFAULT_MAX_RATE
     interval_s: float = 5.0
     latency_limit_ms: float = 500.0
     raise_by: float = 2.0

@@ -141,7 +141,7 @@ async def test_esc_cancels_a_throttled_reassignment_and_removes_the_throttles(
         await app.push_screen(detail)
         partitions = detail.query_one(PartitionTable)
         await until(pilot, lambda: partitions.row_count == 1)
-        replicas = partitions.get_row_at(0)[2]
+        replicas = partitions.cells(0)[2]
         assert f"+{changes[1:]}" in str(replicas).split(), replicas
         app.pop_screen()
         await pilot.pause()
@@ -161,6 +161,47 @@ async def test_esc_cancels_a_throttled_reassignment_and_removes_the_throttles(
             break
         await asyncio.sleep(0.2)
     assert found[0].partitions[0].replicas == (1,)
+    rates, throttled = await throttles(kraft_cluster, topic)
+    assert all(r == [None, None] for r in rates.values())
+    assert throttled == {LEADER_REPLICAS: None, FOLLOWER_REPLICAS: None}
+
+
+async def test_ctrl_g_lets_the_rate_follow_the_brokers_until_the_move_ends(
+    kraft_cluster: Cluster, kadmin: KafkaAdmin, topic_name: Names
+) -> None:
+    """ctrl+g runs `reassignments throttle --auto`'s rule on a running move (pressed right
+    after ctrl+s, it waits for the moves to be sent): its first step lifts a 1 KB/s throttle
+    to the rule's floor (1 MB/s) on both brokers; ctrl+g again stops it; the move ends and
+    the screen removes the throttle it set."""
+    topic = topic_name()
+    assert (await kadmin.create_topics([TopicSpec(topic, assignment={0: [1]})]))[0].ok
+    # 4 MB, as above: 1 KB/s would hold the copy for long, the rule's 1 MB/s ends it in seconds.
+    await produce(kraft_cluster.bootstrap_servers, topic, 400, size=10_000, partitions=1)
+    app = app_for(kraft_cluster)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_screen(app, pilot, topic)
+        await pilot.press("2")
+        [[_, _, _, changes, _, _]] = cells(screen)
+        added = int(changes[1:])
+        screen.query_one("#throttle", Input).value = "1000"
+        await pilot.press("ctrl+g")  # before the run: a hint, no loop
+        assert not screen.auto_running
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen.running)
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: screen.query_one("#throttle", Input).value == "1000000")
+        floor = {LEADER_RATE: "1000000", FOLLOWER_RATE: "1000000"}
+        deadline = time.monotonic() + 30
+        for broker in (1, added):
+            while (await kadmin.broker_configs(broker, [LEADER_RATE, FOLLOWER_RATE])) != floor:
+                assert time.monotonic() < deadline, "ctrl+g: the brokers never showed 1 MB/s"
+                await pilot.pause(0.2)
+        await pilot.press("ctrl+g")  # again: the loop stops, the rate stays
+        assert not screen.auto_running
+        await until(pilot, lambda: screen.finished, 60)
+        assert "moved 1 partition(s)" in str(screen.query_one("#reassign-status", Label).render())
+    found, _ = await kadmin.describe_topics([topic], configs=False)
+    assert sorted(found[0].partitions[0].replicas) == sorted([1, added])
     rates, throttled = await throttles(kraft_cluster, topic)
     assert all(r == [None, None] for r in rates.values())
     assert throttled == {LEADER_REPLICAS: None, FOLLOWER_REPLICAS: None}

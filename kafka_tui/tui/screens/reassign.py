@@ -47,6 +47,7 @@ from ...services.reassigning import (
 )
 from ...services.replication_throttles import change_throttle_rate, release_throttles
 from ...services.snapshot import Snapshot, min_insync_replicas, take_snapshot
+from ...services.throttle_auto import AutoRule, Step, auto_throttle
 from .. import notices
 from ..widgets.moves import MoveTable
 from ..widgets.styled import ReplicaLegend
@@ -86,6 +87,14 @@ class ReassignScreen(KafkaScreen):
             tooltip="While it runs: set the throttle field's rate on every broker it uses",
         ),
         Binding(
+            "ctrl+g",
+            "auto_throttle",
+            "Auto throttle",
+            id="reassign.auto_throttle",
+            tooltip="While it runs: let the rate follow the brokers (double while they cope, "
+            "halve when a partition falls out of sync or a broker answers slowly); again: stop",
+        ),
+        Binding(
             "ctrl+z",
             "rollback",
             "Roll back",
@@ -107,6 +116,8 @@ class ReassignScreen(KafkaScreen):
         self.sizes: dict[int, int] = {}
         self.plan: TopicPlan | None = None
         self.running = False
+        self.auto_running = False  # ctrl+g's loop
+        self.moves_started = asyncio.Event()  # the running reassignment's moves were sent
         self.finished = False
         self.cancel_requested = asyncio.Event()
         self.ready = asyncio.Event()  # the snapshot and sizes are read
@@ -243,6 +254,7 @@ class ReassignScreen(KafkaScreen):
         """Throttle, start, follow until done (or cancel), remove the throttle: in that order."""
         self.running = True
         self.cancel_requested.clear()
+        self.moves_started.clear()
         for widget in self.query(Input).results():
             widget.disabled = widget.id != "throttle"  # ctrl+t changes the rate while it runs
         throttle = replication_throttle(rate, [plan]) if rate else None
@@ -277,6 +289,8 @@ class ReassignScreen(KafkaScreen):
                     notices.failed(" ".join(a.message for a in refused), "Reassignment refused")
                 )
             started = {(a.topic, a.partition) for a in answers if a.ok}
+            if started:
+                self.moves_started.set()
             if not started:
                 if throttle is not None:
                     await release_throttles(self.admin, throttle.brokers, [self.topic])
@@ -294,6 +308,9 @@ class ReassignScreen(KafkaScreen):
             return
         finally:
             self.running = False
+            if not self.moves_started.is_set():  # a ctrl+g waiting for moves never sent
+                self.workers.cancel_group(self, "reassign-auto-throttle")
+                self.auto_running = False
             for widget in self.query(Input).results():
                 widget.disabled = False
         self.finished = True
@@ -332,6 +349,48 @@ class ReassignScreen(KafkaScreen):
                     f"Throttle {rate} B/s sent to brokers {brokers}; not every broker shows it yet."
                 )
             )
+
+    def action_auto_throttle(self) -> None:
+        if self.auto_running:
+            self.workers.cancel_group(self, "reassign-auto-throttle")
+            self.auto_running = False
+            self.tell(notices.done("The rate stays where it is.", "Auto throttle stopped"))
+            return
+        if not self.running:
+            self.tell(notices.hint("Start the reassignment first (ctrl+s); then ctrl+g."))
+            return
+        rule = AutoRule()
+        start = min(max(self._throttle_rate() or rule.min_rate, rule.min_rate), rule.max_rate)
+        self.auto_throttle(rule, start)
+
+    @work(exclusive=True, group="reassign-auto-throttle", exit_on_error=False)
+    async def auto_throttle(self, rule: AutoRule, start: int) -> None:
+        """The rule of `reassignments throttle --auto` (services/throttle_auto.py) until no
+        reassignment is in progress; each change said as it is made."""
+        self.auto_running = True
+        # ctrl+g right after ctrl+s: the moves are not sent yet, and the rule would find no
+        # reassignment in progress and end at once.
+        await self.moves_started.wait()
+
+        def show(step: Step) -> None:
+            self.query_one("#throttle", Input).value = str(step.rate)
+            self.tell(
+                notices.done(
+                    f"{step.rate} B/s ({step.reason}; under-replicated "
+                    f"{step.signals.under_replicated}, slowest broker "
+                    f"{step.signals.latency_ms:.0f} ms)",
+                    "Auto throttle",
+                )
+            )
+
+        try:
+            run = await auto_throttle(self.admin, rule, start, show)
+            if not run.steps:
+                self.tell(notices.hint("No reassignment in progress: nothing to throttle."))
+        except AdminError as exc:
+            self.tell(notices.failed(exc.message, "Auto throttle stopped"))
+        finally:
+            self.auto_running = False
 
     def _rollback_words(self) -> str:
         if self.rollback_file is None:
