@@ -39,7 +39,8 @@ class KeyWeights:
         """The tally's records as if produced to `n` partitions (as key_stats.report's grow)."""
         target = np.where(self.keyed, (self.hashes % np.uint32(n)).astype(np.int64), self.partition)
         moving = self.keyed & (target != self.partition)
-        moved_keys = len(np.unique(self.codes[moving]))
+        # A key counts once however many partitions it moves from (a bincount, not a sort).
+        moved_keys = int(np.count_nonzero(np.bincount(self.codes[moving], minlength=1)))
         width = max(n, int(target.max()) + 1 if len(target) else n)
         return Grow(
             partitions=n,
