@@ -9,6 +9,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
+from operator import itemgetter
 from typing import TypeVar
 
 from . import protocol
@@ -43,6 +44,9 @@ from .protocol_cluster import (
 )
 from .releases import kafka_release
 from .wire import UnsupportedByBroker
+
+_new = tuple.__new__
+_PARTITION = itemgetter(0)  # PartitionInfo.partition
 
 V = TypeVar("V")
 # What one batch read gives: found topics by name, and the errors of the others.
@@ -142,19 +146,26 @@ class AdminReads(AdminConnection):
 
     @staticmethod
     def _description(topic: protocol.MetadataTopic) -> TopicDescription:
-        # The lists are the decoder's own, made for this answer: not copied.
+        # The lists are the decoder's own, made for this answer (interned): not copied.
+        # Positional, through tuple.__new__: a NamedTuple's keyword constructor costs ~3x
+        # (2,000,000 partitions a read on the largest clusters).
         partitions = sorted(
             (
-                PartitionInfo(
-                    partition=p.partition_index,
-                    leader=p.leader_id,
-                    replicas=p.replica_nodes,
-                    isr=p.isr_nodes,
-                    offline_replicas=p.offline_replicas,
+                _new(
+                    PartitionInfo,
+                    (
+                        p.partition_index,
+                        p.leader_id,
+                        p.replica_nodes,
+                        p.isr_nodes,
+                        p.offline_replicas,
+                        None,
+                        None,
+                    ),
                 )
                 for p in topic.partitions
             ),
-            key=lambda p: p.partition,
+            key=_PARTITION,
         )
         return TopicDescription(
             name=topic.name,
@@ -310,7 +321,7 @@ class AdminReads(AdminConnection):
             found[name] = replace(
                 d,
                 partitions=[
-                    replace(p, elr=known[0], last_known_elr=known[1])
+                    p._replace(elr=known[0], last_known_elr=known[1])
                     if (known := elr.get((name, p.partition))) is not None
                     else p
                     for p in d.partitions

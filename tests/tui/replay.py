@@ -94,9 +94,19 @@ def encode_topic(t: TopicDescription) -> list[Any]:
     return [t.name, t.topic_id, t.internal, parts]
 
 
-def decode_topic(data: Sequence[Any]) -> TopicDescription:
+def decode_topic(
+    data: Sequence[Any], shared: dict[tuple[int, ...], tuple[int, ...]] | None = None
+) -> TopicDescription:
+    """`shared`: equal replica lists as one tuple across the topics decoded with it, as the
+    admin's own decoder shares them within one read (metadata_v12's `intern`)."""
     name, topic_id, internal, parts = data
-    partitions = [PartitionInfo(p, ld, tuple(r), tuple(i), tuple(o)) for p, ld, r, i, o in parts]
+    seen = shared if shared is not None else {}
+
+    def one(ids: list[int]) -> tuple[int, ...]:
+        as_tuple = tuple(ids)
+        return seen.setdefault(as_tuple, as_tuple)
+
+    partitions = [PartitionInfo(p, ld, one(r), one(i), tuple(o)) for p, ld, r, i, o in parts]
     return TopicDescription(name, topic_id, internal, partitions)
 
 
@@ -158,7 +168,8 @@ class Recording:
     @classmethod
     def of(cls, name: str, data: Mapping[str, Any]) -> Recording:
         """From a recording's data (e.g. tests/data/record.py's expansion of one)."""
-        topics = (decode_topic(t) for t in data["topics"])
+        shared: dict[tuple[int, ...], tuple[int, ...]] = {}
+        topics = (decode_topic(t, shared) for t in data["topics"])
         return cls(
             name=name,
             settings=ConnectionSettings(data["bootstrap_servers"]),

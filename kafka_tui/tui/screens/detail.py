@@ -4,7 +4,6 @@ replicas, and its configs."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import ClassVar
 
 from textual import work
@@ -125,7 +124,9 @@ class TopicDetailScreen(KafkaScreen):
         missing = placeholders.get(topic.name, {})
         # A placeholder is a replica Kafka does not know of: drawn `(-1)` after the real ones.
         partitions = [
-            replace(p, replicas=(*p.replicas, *missing.get(p.partition, [])))
+            p._replace(replicas=(*p.replicas, *missing[p.partition]))
+            if p.partition in missing
+            else p
             for p in topic.partitions
         ]
         offline = {b.id for b in cluster.brokers if b.fenced}
