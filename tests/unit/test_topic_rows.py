@@ -5,7 +5,7 @@ filters, though it is under-replicated while a broker is down (issue 28, point 9
 from __future__ import annotations
 
 from kafka_tui.admin.model import PartitionInfo, TopicDescription
-from kafka_tui.tui.screens.metadata import Filters
+from kafka_tui.tui.screens.metadata import Filters, NameMatches
 from kafka_tui.tui.widgets.topic_table import TopicRow
 
 # As Metadata answers with broker 3 stopped: replica 3 offline and out of the ISR.
@@ -29,12 +29,11 @@ def test_the_record_topic_is_shown_as_kafka_tui_s_and_kept_out_of_the_filters() 
     orders, own = rows()
     assert orders.under_replicated == own.under_replicated == 1
     assert (orders.marker, own.marker) == ("~ ", "  ")
-    names = [r.name.lower() for r in rows()]
-    lengths = [len(n) for n in names]
-    shown, longest = Filters("", {"under_replicated"}).apply(rows(), names, lengths)
+    names = NameMatches(sorted(rows(), key=lambda r: r.name))
+    shown, longest = Filters("", {"under_replicated"}).apply(names)
     assert ([r.name for r in shown], longest) == (["orders"], len("orders"))
     # Asked for by name, it is there.
-    shown, longest = Filters("kafka_tui", set()).apply(rows(), names, lengths)
+    shown, longest = Filters("kafka_tui", set()).apply(names)
     assert ([r.name for r in shown], longest) == ([own.name], len(own.name))
 
 
@@ -47,3 +46,40 @@ def test_the_fill_offer_says_what_goes_where() -> None:
         "5 open placeholder(s) in 2 topic(s); 5 can be filled now (a-0 -> 4, a-1 -> 4, b-0 -> 4 "
         "and 2 more): press f."
     )
+
+
+def test_name_matches_as_keys_are_typed_and_taken_back() -> None:
+    """A key that extends the text searches the last matches; a backspace, or a text that
+    leaves the way typed, gives what a search of every row gives."""
+    names = ["Orders", "orders-dlq", "payments", "audit-orders", "Pay-outs", "logs"]
+    live = {1, 2}
+    rows = sorted(
+        (TopicRow.of(TopicDescription(n, None, False, DEGRADED), live, None) for n in names),
+        key=lambda r: r.name,
+    )
+    matches = NameMatches(rows)
+
+    def everywhere(text: str) -> tuple[list[str], int]:
+        found = [r.name for r in rows if text in r.name.lower()]
+        return found, max(map(len, found), default=0)
+
+    for text in ["o", "or", "ord", "orde", "ord", "or", "o", "", "p", "pa", "pay-", "pa", "s"]:
+        shown, longest = matches(text)
+        assert ([r.name for r in shown], longest) == everywhere(text), text
+
+
+def test_a_row_counted_by_columns_is_the_row_counted_one_partition_at_a_time() -> None:
+    import random
+
+    chance = random.Random(52)
+    for _ in range(300):
+        partitions = []
+        for index in range(chance.randint(1, 12)):
+            replicas = tuple(chance.sample(range(1, 6), chance.randint(1, 4)))
+            isr = tuple(b for b in replicas if chance.random() < 0.8)
+            offline = tuple(b for b in replicas if b not in isr and chance.random() < 0.5)
+            leader = chance.choice([*isr, -1] if chance.random() < 0.1 else isr or (-1,))
+            partitions.append(PartitionInfo(index, leader, replicas, isr, offline))
+        topic = TopicDescription("t", None, False, partitions)
+        for live, min_isr in [({1, 2, 3}, 2), (None, None), ({1, 2, 3, 4, 5}, 1)]:
+            assert TopicRow.of(topic, live, min_isr) == TopicRow.of_each(topic, live, min_isr)

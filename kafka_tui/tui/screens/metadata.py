@@ -6,8 +6,8 @@ import asyncio
 import gc
 import time
 from dataclasses import dataclass, field
-from itertools import compress, islice
-from operator import le
+from itertools import compress, islice, repeat
+from operator import contains, le
 from typing import ClassVar
 
 from rich.text import Text
@@ -48,6 +48,36 @@ TOGGLES = {
 }
 
 
+class NameMatches:
+    """The rows whose name holds a text (any case), in name order, and the length of their
+    longest name; the answers for the texts typed on the way to the current one are kept.
+    A key that extends the text searches the previous text's matches only, a backspace finds
+    its answer kept (issue 52: 200,000 topics searched at every key took 26 ms). Every pass
+    runs in C. Kafka's topic names are ASCII, so a lowered name is as long as the name."""
+
+    def __init__(self, rows: list[TopicRow]) -> None:
+        lowered = [r.name.lower() for r in rows]
+        self._kept: dict[str, tuple[list[TopicRow], list[str], int]] = {
+            "": (rows, lowered, max(map(len, lowered), default=0))
+        }
+
+    def __call__(self, text: str) -> tuple[list[TopicRow], int]:
+        kept = self._kept
+        if text not in kept:
+            # Only the texts on the way to this one are kept (each contains the ones before).
+            for key in [k for k in kept if not text.startswith(k)]:
+                del kept[key]
+            rows, lowered, longest = kept[max(kept, key=len)]
+            matched = list(map(contains, lowered, repeat(text)))
+            if matched.count(False):
+                rows = list(compress(rows, matched))
+                lowered = list(compress(lowered, matched))
+                longest = max(map(len, lowered), default=0)
+            kept[text] = rows, lowered, longest
+        rows, _, longest = kept[text]
+        return rows, longest
+
+
 @dataclass
 class Filters:
     text: str = ""
@@ -57,25 +87,40 @@ class Filters:
     def needs_min_isr(self) -> bool:
         return bool(self.on & {"under_min_isr", "at_min_isr"})
 
-    def apply(
-        self, rows: list[TopicRow], lowered_names: list[str], name_lengths: list[int]
-    ) -> tuple[list[TopicRow], int]:
+    def apply(self, names: NameMatches) -> tuple[list[TopicRow], int]:
         """The rows to show, and the length of their longest name (the table's name column).
-        `lowered_names[i]` is `rows[i].name.lower()`, `name_lengths[i]` its length. Runs on
-        every keystroke over every topic (100,000 on a large cluster), so it stays passes
-        that run in C but for the `in`."""
-        text = self.text
-        if text:
-            matched = [text in n for n in lowered_names]
-            shown = list(compress(rows, matched))
-            longest = max(compress(name_lengths, matched), default=0)
-        else:
-            shown, longest = rows, max(name_lengths, default=0)
+        Runs on every keystroke over every topic (200,000 on a large cluster)."""
+        shown, longest = names(self.text)
         for name in sorted(self.on):
             shown = [r for r in shown if getattr(r, name) > 0 and not r.own]
         if self.on:
             longest = max((len(r.name) for r in shown), default=0)
         return shown, longest
+
+
+@dataclass(frozen=True)
+class TopicsView:
+    """What the topics screen makes of one read: the topics by name, their rows in name
+    order, the rows' name search, and the health line."""
+
+    by_name: dict[str, TopicDescription]
+    rows: list[TopicRow]
+    names: NameMatches
+    health: str
+
+    @classmethod
+    def of(
+        cls, topics: list[TopicDescription], live: set[int], min_isr: dict[str, int], own: str
+    ) -> TopicsView:
+        by_name = {t.name: t for t in topics}
+        names = [t.name for t in topics]
+        if not all(map(le, names, islice(names, 1, None))):  # the table wants name order
+            topics = sorted(topics, key=lambda t: t.name)
+        rows = [TopicRow.of(t, live, min_isr.get(t.name), t.name == own) for t in topics]
+        urp = sum(1 for r in rows if r.under_replicated and not r.own)
+        unavailable = sum(1 for r in rows if r.unavailable and not r.own)
+        health = f"{urp} under-replicated · {unavailable} unavailable"
+        return cls(by_name, rows, NameMatches(rows), health)
 
 
 class _CollectionPause:
@@ -240,8 +285,7 @@ class MetadataScreen(KafkaScreen):
         self.filters = Filters()
         self.topics: dict[str, TopicDescription] = {}
         self.rows: list[TopicRow] = []
-        self._lowered_names: list[str] = []
-        self._name_lengths: list[int] = []
+        self._names = NameMatches([])
         self._health = ""
         self.cluster: ClusterInfo | None = None
         self.min_isr: dict[str, int] = {}
@@ -312,22 +356,16 @@ class MetadataScreen(KafkaScreen):
             moving = {r.topic for r in await self.admin.list_partition_reassignments()}
         except AdminError:  # e.g. no permission to list them: the mark is a hint only
             moving = set()
+        # Off the UI thread: at 2,000,000 partitions this pass takes about a second, which
+        # keys and redraws would otherwise wait for (issue 52).
+        live, own = set(cluster.live_broker_ids), self.profile.placeholders_topic
+        view = await asyncio.to_thread(TopicsView.of, topics, live, min_isr, own)
         self.query_one(TopicTable).reassigning = frozenset(moving)
         self._show_banner(None)
         self._show_fill_banner(placeholders)
         self.cluster, self.min_isr = cluster, min_isr
-        self.topics = {t.name: t for t in topics}
-        live = set(cluster.live_broker_ids)
-        own = self.profile.placeholders_topic
-        names = [t.name for t in topics]
-        if not all(map(le, names, islice(names, 1, None))):  # the table wants name order
-            topics = sorted(topics, key=lambda t: t.name)
-        self.rows = [TopicRow.of(t, live, self.min_isr.get(t.name), t.name == own) for t in topics]
-        self._lowered_names = [r.name.lower() for r in self.rows]
-        self._name_lengths = [len(r.name) for r in self.rows]
-        urp = sum(1 for r in self.rows if r.under_replicated and not r.own)
-        unavailable = sum(1 for r in self.rows if r.unavailable and not r.own)
-        self._health = f"{urp} under-replicated · {unavailable} unavailable"
+        self.topics, self.rows, self._names = view.by_name, view.rows, view.names
+        self._health = view.health
         self.query_one("#cluster-header", Static).update(cluster_line(cluster, self.profile))
         self.apply_filters()
         # The collections the pause held back come due now; run them once the table is on
@@ -353,7 +391,7 @@ class MetadataScreen(KafkaScreen):
         banner.update(message or "")
 
     def apply_filters(self) -> None:
-        shown, longest = self.filters.apply(self.rows, self._lowered_names, self._name_lengths)
+        shown, longest = self.filters.apply(self._names)
         self.query_one(TopicTable).set_rows(shown, longest_name=longest)
         toggles = "Filters: " + " ".join(
             f"[{'x' if key in self.filters.on else ' '}]{label}" for key, label in TOGGLES.items()
