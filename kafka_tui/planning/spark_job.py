@@ -33,7 +33,7 @@ import sys
 import tempfile
 import threading
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
@@ -63,18 +63,28 @@ def place_group(payload: str) -> tuple[str, str]:
     return text, json.dumps(tally.to_json())
 
 
-def _package_zip(folder: Path) -> Path:
-    """kafka_tui's pure planning modules, for executors that do not have kafka-tui installed:
-    planning/ and the one module outside it that they import (fields.py, the refusals' fields).
-    """
+def package_zip(folder: Path, name: str, members: Sequence[str] | None) -> Path:
+    """kafka_tui's modules as `folder/name`, for executors that do not have kafka-tui
+    installed: `members` (globs relative to the package; the package's __init__ left empty),
+    or the whole package (None)."""
     root = Path(__file__).resolve().parent.parent
-    target = folder / "kafka_tui_planning.zip"
+    target = folder / name
     with zipfile.ZipFile(target, "w") as archive:
+        if members is None:
+            for source in sorted(root.rglob("*.py")):
+                archive.write(source, f"kafka_tui/{source.relative_to(root).as_posix()}")
+            return target
         archive.writestr("kafka_tui/__init__.py", "")
-        archive.write(root / "fields.py", "kafka_tui/fields.py")
-        for source in sorted((root / "planning").glob("*.py")):
-            archive.write(source, f"kafka_tui/planning/{source.name}")
+        for pattern in members:
+            for source in sorted(root.glob(pattern)):
+                archive.write(source, f"kafka_tui/{source.relative_to(root).as_posix()}")
     return target
+
+
+# The plan job's executors import only the pure planning modules and the one module outside
+# planning/ that they import (fields.py, the refusals' fields).
+_PLAN_MEMBERS = ("fields.py", "planning/*.py")
+_PLAN_DEFAULTS = {"spark.sql.execution.pythonUDF.arrow.enabled": "false"}
 
 
 # What Spark reads to pick the executors' Python (pyspark 4.3; `executor_python` says where):
@@ -104,14 +114,22 @@ def executor_python(conf: dict[str, str], environ: dict[str, str] | None = None)
     )
 
 
-def _session(master: str, folder: Path, conf: dict[str, str]) -> Any:
-    """A session with the job's defaults, then the user's settings (`conf`) over them."""
+def session(
+    master: str,
+    folder: Path,
+    conf: dict[str, str],
+    *,
+    app_name: str,
+    defaults: Mapping[str, str],
+    zip_name: str,
+    members: Sequence[str] | None,
+) -> Any:
+    """A session named `app_name` with a job's `defaults`, then the user's settings (`conf`)
+    over them; executors off this machine get kafka_tui's `members` as `zip_name`
+    (package_zip). The plan job and the key job (services/key_job.py) both start theirs here."""
     from pyspark.sql import SparkSession
 
-    defaults = {
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.execution.pythonUDF.arrow.enabled": "false",
-    }
+    settings = {"spark.ui.showConsoleProgress": "false", **defaults}
     if master.startswith("sc://"):
         # Connect: only session (SQL) settings can change here (the client drops the others
         # silently); the rest is the server's. Its Python workers run the server's own
@@ -119,24 +137,36 @@ def _session(master: str, folder: Path, conf: dict[str, str]) -> Any:
         # (SparkConnectPlanner.pythonExec), unless the session sets SQL_PYTHON.
         builder = SparkSession.builder.remote(master)
         named = conf.get(SQL_PYTHON) or conf.get(PYSPARK_PYTHON)
-        for key, value in {**defaults, **conf}.items():
+        for key, value in {**settings, **conf}.items():
             if key != PYSPARK_PYTHON and not key.startswith("spark.ui."):
                 builder = builder.config(key, value)
         if named:
             builder = builder.config(SQL_PYTHON, named)
         spark = builder.getOrCreate()
-        spark.addArtifacts(str(_package_zip(folder)), pyfile=True)
+        spark.addArtifacts(str(package_zip(folder, zip_name, members)), pyfile=True)
         return spark
     python = executor_python(conf)
     os.environ["PYSPARK_PYTHON"] = python
-    builder = SparkSession.builder.master(master).appName(APP_NAME)
-    for key, value in {"spark.ui.enabled": "false", **defaults, **conf}.items():
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in {"spark.ui.enabled": "false", **settings, **conf}.items():
         builder = builder.config(key, value)
     spark = builder.config(PYSPARK_PYTHON, python).getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if not master.startswith("local"):
-        spark.sparkContext.addPyFile(str(_package_zip(folder)))
+        spark.sparkContext.addPyFile(str(package_zip(folder, zip_name, members)))
     return spark
+
+
+def _session(master: str, folder: Path, conf: dict[str, str]) -> Any:
+    return session(
+        master,
+        folder,
+        conf,
+        app_name=APP_NAME,
+        defaults=_PLAN_DEFAULTS,
+        zip_name="kafka_tui_planning.zip",
+        members=_PLAN_MEMBERS,
+    )
 
 
 def explain_failure(exc: BaseException, master: str, conf: dict[str, str]) -> str:

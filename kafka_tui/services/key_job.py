@@ -12,8 +12,8 @@ row per distinct key and partition) comes back to the driver, written to OUT as 
 
 Progress: JSON lines on stdout (`{"stage", "done", "total"}`; `{"stage": "error", "message"}`),
 as planning/spark_job.py writes them, so services/key_report.py follows it the same way; the
-session, the executors' Python and the failure sentences are that job's (`executor_python`,
-`explain_failure`).
+session builder, the executors' Python and the failure sentences are that job's (`session`
+with this job's name, JVM options and archive; `explain_failure`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ import signal
 import sys
 import tempfile
 import threading
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -37,14 +36,22 @@ from kafka_tui.admin.model import ConnectionSettings
 from kafka_tui.planning import key_stats
 from kafka_tui.planning.spark_job import (
     CANCELLED,
-    PYSPARK_PYTHON,
-    SQL_PYTHON,
     Cancelled,
-    executor_python,
     explain_failure,
+    session,
 )
 
 APP_NAME = "kafka-tui topics keys"
+# The JVMs' only client JIT (C1) and the serial collector: a job of seconds, whose JVM time is
+# mostly its own start and Spark's planning, spent ~28 CPU-s in the JVM with both compilers
+# and G1 at 1,000,000 records on local[2], ~16 with these (bench/topic_keys.py). Not sent
+# over Spark Connect (the server's JVMs are its own).
+JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+DEFAULTS = {
+    "spark.driver.extraJavaOptions": JVM_OPTIONS,
+    "spark.executor.extraJavaOptions": JVM_OPTIONS,
+}
+SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 _TALLY_DDL = "partition int, key binary, records long, bytes long, first_ms long, last_ms long"
 
 
@@ -70,42 +77,19 @@ def _tally_range(settings: ConnectionSettings, topic: str, offsets: OffsetRange)
     return aggregator.tally()
 
 
-def _package_zip(folder: Path) -> Path:
-    """kafka_tui itself, for executors that do not have it installed (they need its
-    dependencies: aiokafka, pyarrow, numpy)."""
-    root = Path(__file__).resolve().parent.parent
-    target = folder / "kafka_tui_keys.zip"
-    with zipfile.ZipFile(target, "w") as archive:
-        for source in sorted(root.rglob("*.py")):
-            archive.write(source, f"kafka_tui/{source.relative_to(root)}")
-    return target
-
-
 def _session(master: str, folder: Path, conf: dict[str, str]) -> Any:
-    from pyspark.sql import SparkSession
-
-    defaults = {"spark.ui.showConsoleProgress": "false"}
-    if master.startswith("sc://"):
-        builder = SparkSession.builder.remote(master)
-        for key, value in {**defaults, **conf}.items():
-            if key != PYSPARK_PYTHON and not key.startswith("spark.ui."):
-                builder = builder.config(key, value)
-        named = conf.get(SQL_PYTHON) or conf.get(PYSPARK_PYTHON)
-        if named:
-            builder = builder.config(SQL_PYTHON, named)
-        spark = builder.getOrCreate()
-        spark.addArtifacts(str(_package_zip(folder)), pyfile=True)
-        return spark
-    python = executor_python(conf)
-    os.environ["PYSPARK_PYTHON"] = python
-    builder = SparkSession.builder.master(master).appName(APP_NAME)
-    for key, value in {"spark.ui.enabled": "false", **defaults, **conf}.items():
-        builder = builder.config(key, value)
-    spark = builder.config(PYSPARK_PYTHON, python).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    if not master.startswith("local"):
-        spark.sparkContext.addPyFile(str(_package_zip(folder)))
-    return spark
+    """The plan job's session builder with this job's name and defaults; executors off this
+    machine get the whole of kafka_tui (they need its dependencies: aiokafka, kio, pyarrow,
+    numpy)."""
+    return session(
+        master,
+        folder,
+        conf,
+        app_name=APP_NAME,
+        defaults={} if master.startswith("sc://") else DEFAULTS,
+        zip_name="kafka_tui_keys.zip",
+        members=None,
+    )
 
 
 def _watch_tasks(spark: Any, total: int, stream: TextIO, stop: threading.Event) -> None:
@@ -134,6 +118,10 @@ def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[
         spark = _session(master, Path(folder), conf)
         try:
             _progress(progress, "session", 1, 1)
+            if SHUFFLE_PARTITIONS not in conf and not master.startswith("sc://"):
+                # The tallies' grouping: one partition per core, not Spark's 200 (each a task).
+                parallelism = spark.sparkContext.defaultParallelism
+                spark.conf.set(SHUFFLE_PARTITIONS, str(parallelism))
             from pyspark.sql import functions as F
 
             # One range per task: spark.range splits its ids evenly, so n ids in n slices
