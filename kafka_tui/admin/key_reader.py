@@ -306,23 +306,29 @@ async def read_keys(
             read += len(columns.keys)
 
     async with _KeyConnection(settings) as connection:
+        moved = time.monotonic()
         while left:
+            before = {p: r.position for p, r in left.items()}
             leaders = await connection.leaders(topic)
             by_leader: dict[int, dict[int, _Reading]] = {}
             for p, reading in left.items():
                 by_leader.setdefault(leaders.get(p, -1), {})[p] = reading
-            if -1 in by_leader:
-                await asyncio.sleep(0.5)  # a partition without a leader: metadata again
-                continue
-            done = await asyncio.gather(
-                *(
-                    _read_from(connection, b, topic, parts, deliver)
-                    for b, parts in by_leader.items()
+            if -1 not in by_leader:
+                done = await asyncio.gather(
+                    *(
+                        _read_from(connection, b, topic, parts, deliver)
+                        for b, parts in by_leader.items()
+                    )
                 )
-            )
-            for finished in done:
-                for p in finished:
-                    del left[p]
+                for finished in done:
+                    for p in finished:
+                        del left[p]
+            if before != {p: r.position for p, r in left.items()}:
+                moved = time.monotonic()
+            elif time.monotonic() - moved > STALL_S:
+                raise _stalled(topic, left)
+            else:  # a partition without a leader, or whose leader moved: metadata again
+                await asyncio.sleep(0.5)
     return read
 
 
@@ -390,16 +396,20 @@ async def _read_from(
                 answer = asyncio.ensure_future(connection.fetch(broker, request))
             deliver(columns)
             if time.monotonic() - moved > STALL_S:
-                stuck = ", ".join(f"{p} (at {r.position}, to {r.end})" for p, r in active.items())
-                raise AdminError(
-                    "RECORDS_UNREADABLE",
-                    f"Reading topic '{topic}' made no progress for {STALL_S:.0f} s on "
-                    f"partitions {stuck}.",
-                )
+                raise _stalled(topic, active)
     finally:
         if answer is not None:
             answer.cancel()
     return finished
+
+
+def _stalled(topic: str, readings: Mapping[int, _Reading]) -> AdminError:
+    stuck = ", ".join(f"{p} (at {r.position}, to {r.end})" for p, r in readings.items())
+    return AdminError(
+        "RECORDS_UNREADABLE",
+        f"Reading topic '{topic}' made no progress for {STALL_S:.0f} s on partitions {stuck}.",
+        topic,
+    )
 
 
 def _unreadable(topic: str, partition: int, error: int) -> AdminError:
