@@ -1,22 +1,30 @@
-"""`kafka-tui topics keys`: the in-process engine vs Spark local[2], side by side, with the floor
-of reading the same records at all (kcat to /dev/null, when kcat is installed).
+"""`kafka-tui topics keys` on each engine, side by side with the floor of reading the same
+records at all: Kafka's console consumer and kcat, each to /dev/null.
 
-On a fresh KRaft cluster (3 brokers, in a temp folder): one topic of --partitions partitions
-(RF 1) filled by Kafka's console producer (one JVM) with --records keyed records (--keys
-distinct keys, 100-byte values), then per round, each a whole process:
+On a KRaft cluster of 3 brokers of its own (in a temp folder): one topic of --partitions
+partitions (RF 1) filled by Kafka's console producer (one JVM, lines streamed to it) with
+--records keyed records (--keys distinct keys, 100-byte values). With --reuse, the cluster and
+topic a --keep run left are used again and the topic only topped up to --records (1M, then 3M,
+then 10M without producing the first million three times). Then per round, each a whole
+process, JVM or Spark start included:
   (L) `kafka-tui topics keys T --output json` (in process);
-  (S) the same with `--engine spark --spark-master local[2]` (a Spark start included);
-  (F) `kcat -C -t T -o beginning -e -q` to /dev/null (librdkafka, C: the floor).
-Prints each run's seconds and records/s, the medians and the ratios, and checks that L and S
-printed the same document. Asserts nothing about time.
+  (S) the same with `--engine spark --spark-master local[2]`;
+  (W) the same on a standalone Spark cluster of 2 workers (started once, not timed);
+  (C) Kafka's ConsoleConsumer (kafka-console-consumer.sh's class and heap) to /dev/null,
+      printing keys, --max-messages the topic's records;
+  (F) `kcat -C -e -q -f '%k\\n'` to /dev/null (librdkafka, C).
+Prints each run's seconds, the medians, records/s, the ratios to C and F and the load average
+before and after each run; checks that L, S and W printed the same document. Asserts nothing
+about time.
 
 Usage: python bench/topic_keys.py [--records 1000000] [--keys 100000] [--partitions 4]
-[--rounds 1] [--keep]
+[--rounds 1] [--sides L,S,W,C,F] [--keep] [--reuse]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -25,10 +33,26 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from kafka_tui.devcluster import DevCluster
 from kafka_tui.devcluster.jars import ensure_kafka
+from kafka_tui.devcluster.spark import SparkDevCluster
+
+TOPIC = "bench-keys"
+FOLDER = Path(tempfile.gettempdir()) / "kafka-tui-bench-topic-keys"
+SIDES = {
+    "L": "L in process",
+    "S": "S spark local[2]",
+    "W": "W spark 2 workers",
+    "C": "C console consumer",
+    "F": "F kcat",
+}
+
+
+def load() -> str:
+    return "load " + ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def timed(command: list[str], **kwargs: object) -> tuple[float, str]:
@@ -40,26 +64,67 @@ def timed(command: list[str], **kwargs: object) -> tuple[float, str]:
     return seconds, done.stdout
 
 
-def fill(cluster: DevCluster, bootstrap: str, topic: str, records: int, keys: int) -> float:
+def classpath(cluster: DevCluster) -> str:
     state = cluster.load()
     assert state is not None
-    classpath = ensure_kafka(state.version, cluster.cache).classpath
-    lines = "".join(f"key-{i % keys}:{'v' * 100}\n" for i in range(records))
+    return ensure_kafka(state.version, cluster.cache).classpath
+
+
+def fill(cluster: DevCluster, bootstrap: str, first: int, last: int, keys: int) -> float:
+    """Records `first` to `last` (key-{i % keys}), streamed to one console producer."""
     command = [
-        "java", "-Xmx512m", "-cp", classpath, "org.apache.kafka.tools.ConsoleProducer",
-        "--bootstrap-server", bootstrap, "--topic", topic,
+        "java", "-Xmx512m", "-cp", classpath(cluster), "org.apache.kafka.tools.ConsoleProducer",
+        "--bootstrap-server", bootstrap, "--topic", TOPIC,
         "--producer-property", "acks=all", "--producer-property", "linger.ms=20",
         "--producer-property", "batch.size=262144",
         "--reader-property", "parse.key=true", "--reader-property", "key.separator=:",
     ]  # fmt: skip
-    seconds, _ = timed(command, input=lines, timeout=900)
-    return seconds
+    start = time.perf_counter()
+    producer = subprocess.Popen(command, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert producer.stdin is not None
+    value = "v" * 100
+    for chunk in range(first, last, 100_000):
+        lines = "".join(
+            f"key-{i % keys}:{value}\n" for i in range(chunk, min(last, chunk + 100_000))
+        )
+        producer.stdin.write(lines.encode())
+    producer.stdin.close()
+    if producer.wait() != 0:
+        assert producer.stderr is not None
+        raise SystemExit(f"the console producer failed: {producer.stderr.read()[-2000:]!r}")
+    return time.perf_counter() - start
 
 
 def kafka_tui(bootstrap: str, *args: str) -> tuple[float, dict[str, object]]:
     command = [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap]
-    seconds, out = timed([*command, "--output", "json", *args], timeout=1800)
+    seconds, out = timed([*command, "--output", "json", *args], timeout=3600)
     return seconds, json.loads(out)
+
+
+@contextlib.contextmanager
+def standalone(wanted: bool) -> Iterator[str | None]:
+    if not wanted:
+        yield None
+        return
+    cluster = SparkDevCluster(FOLDER / "spark-cluster")
+    start = time.perf_counter()
+    state = cluster.up(2, worker_memory="2g")
+    print(f"standalone Spark (master + 2 workers) up in {time.perf_counter() - start:.1f} s")
+    try:
+        yield cluster.master_url(state)
+    finally:
+        cluster.down()
+
+
+def end_offsets(bootstrap: str, partitions: int) -> int:
+    """The topic's records now (sum of the partitions' log end offsets)."""
+    import asyncio
+
+    from kafka_tui.admin.key_reader import offset_ranges
+    from kafka_tui.admin.model import ConnectionSettings
+
+    ranges = asyncio.run(offset_ranges(ConnectionSettings(bootstrap), TOPIC, partitions))
+    return sum(r.end for r in ranges)
 
 
 def main() -> None:
@@ -68,60 +133,92 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=100_000)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--keep", action="store_true", help="leave the cluster running")
+    parser.add_argument("--sides", default="L,S,W,C,F")
+    parser.add_argument("--keep", action="store_true", help="leave the Kafka cluster running")
+    parser.add_argument("--reuse", action="store_true", help="use the cluster --keep left")
     args = parser.parse_args()
+    sides = [s for s in args.sides.split(",") if s]
+    if "F" in sides and not shutil.which("kcat"):
+        sides.remove("F")
 
-    cluster = DevCluster(Path(tempfile.gettempdir()) / "kafka-tui-bench-topic-keys")
-    cluster.down()
-    cluster.up("kraft", brokers=3)
+    cluster = DevCluster(FOLDER / "kafka")
+    reused = args.reuse and cluster.load() is not None
+    if not reused:
+        cluster.down()
+        cluster.up("kraft", brokers=3)
     try:
         bootstrap = cluster.status()["bootstrap_servers"]
-        topic = "bench-keys"
-        subprocess.run(
-            [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap, "topics",
-             "create", topic, "--partitions", str(args.partitions), "--replication-factor", "1"],
-            check=True, capture_output=True,
-        )  # fmt: skip
-        seconds = fill(cluster, bootstrap, topic, args.records, args.keys)
-        print(f"filled {args.records:,} records ({args.keys:,} keys) in {seconds:.1f} s")
-        kcat = shutil.which("kcat")
-        times: dict[str, list[float]] = {"L local": [], "S spark local[2]": []}
-        if kcat:
-            times["F kcat (floor)"] = []
-        for r in range(args.rounds):
-            local_s, local = kafka_tui(bootstrap, "topics", "keys", topic, "--partitions", "8")
-            times["L local"].append(local_s)
-            spark_s, spark = kafka_tui(
-                bootstrap, "topics", "keys", topic, "--partitions", "8",
-                "--engine", "spark", "--spark-master", "local[2]",
+        if not reused:
+            subprocess.run(
+                [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap, "topics",
+                 "create", TOPIC, "--partitions", str(args.partitions),
+                 "--replication-factor", "1"],
+                check=True, capture_output=True,
             )  # fmt: skip
-            times["S spark local[2]"].append(spark_s)
-            same = "same numbers" if local == spark else "DIFFERENT NUMBERS"
-            line = f"  round {r + 1}: L {local_s:6.1f} s, S {spark_s:6.1f} s ({same})"
-            if kcat:
-                floor_s, _ = timed(
-                    [kcat, "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q",
-                     "-f", "%k\n"],
-                    timeout=900,
-                )  # fmt: skip
-                times["F kcat (floor)"].append(floor_s)
-                line += f", F {floor_s:6.1f} s"
-            print(line, flush=True)
-            assert local["records"] == args.records, local["records"]
-        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        have = end_offsets(bootstrap, args.partitions)
+        if have < args.records:
+            seconds = fill(cluster, bootstrap, have, args.records, args.keys)
+            print(
+                f"produced records {have:,} to {args.records:,} ({args.keys:,} keys) in "
+                f"{seconds:.1f} s ({load()})"
+            )
+        records = end_offsets(bootstrap, args.partitions)
+        times: dict[str, list[float]] = {SIDES[s]: [] for s in sides}
+        keys = ["topics", "keys", TOPIC, "--partitions", "8"]
+        java = [
+            "java", "-Xmx512M", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
+            "-XX:InitiatingHeapOccupancyPercent=35", "-Djava.awt.headless=true",
+            "-cp", classpath(cluster), "org.apache.kafka.tools.consumer.ConsoleConsumer",
+        ]  # fmt: skip
+        with standalone("W" in sides) as url:
+            commands = {
+                "C": [
+                    *java, "--bootstrap-server", bootstrap, "--topic", TOPIC,
+                    "--from-beginning", "--max-messages", str(records),
+                    "--property", "print.key=true",
+                ],
+                "F": ["kcat", "-C", "-b", bootstrap, "-t", TOPIC, "-o", "beginning", "-e", "-q",
+                      "-f", "%k\n"],
+            }  # fmt: skip
+            for r in range(args.rounds):
+                documents: dict[str, object] = {}
+                for side in sides:
+                    before = load()
+                    if side == "L":
+                        seconds, documents[side] = kafka_tui(bootstrap, *keys)
+                    elif side in ("S", "W"):
+                        master = "local[2]" if side == "S" else str(url)
+                        seconds, documents[side] = kafka_tui(
+                            bootstrap, *keys, "--engine", "spark", "--spark-master", master
+                        )
+                    else:
+                        with open(os.devnull, "w") as sink:
+                            start = time.perf_counter()
+                            subprocess.run(
+                                commands[side], stdout=sink, stderr=sink, check=True, timeout=3600
+                            )
+                            seconds = time.perf_counter() - start
+                    times[SIDES[side]].append(seconds)
+                    print(
+                        f"  round {r + 1} {SIDES[side]:20} {seconds:7.1f} s  ({before} before, "
+                        f"{load()} after)",
+                        flush=True,
+                    )
+                found = list(documents.values())
+                if found:
+                    same = all(d == found[0] for d in found)
+                    print(f"  round {r + 1}: {'same documents' if same else 'DIFFERENT DOCUMENTS'}")
+                    counted = found[0]["records"]  # type: ignore[index]
+                    assert counted == records, (counted, records)
         print(
-            f"\n{args.records:,} records, {args.partitions} partitions, {os.cpu_count()} cores, "
-            f"load average {load} (other work on the machine stretches every figure)"
+            f"\n{records:,} records, {args.partitions} partitions, {os.cpu_count()} cores, "
+            f"{load()} (other work on the machine stretches every figure)"
         )
         medians = {name: statistics.median(values) for name, values in times.items()}
+        floors = {n: m for n, m in medians.items() if n[0] in "CF"}
         for name, median in medians.items():
-            rate = args.records / median
-            print(f"  {name:18} {median:7.1f} s  {rate:>12,.0f} records/s")
-        local_m, spark_m = medians["L local"], medians["S spark local[2]"]
-        print(f"  S / L = {spark_m / local_m:.2f}")
-        if kcat:
-            floor_m = medians["F kcat (floor)"]
-            print(f"  L / F = {local_m / floor_m:.2f}, S / F = {spark_m / floor_m:.2f}")
+            ratios = "  ".join(f"{median / f:5.2f}x {n[0]}" for n, f in floors.items())
+            print(f"  {name:20} {median:7.1f} s  {records / median:>10,.0f} records/s  {ratios}")
     finally:
         if not args.keep:
             cluster.down()
