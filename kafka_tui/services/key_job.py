@@ -4,8 +4,8 @@ OUT MASTER [KEY=VALUE]...` (the last: Spark settings).
 JOB (a private file: it carries the profile's connection settings, secrets included, pickled)
 holds the topic, the offset ranges and the connection settings. `spark.range` over the ranges'
 indexes, one per task, goes through `mapInArrow`: each executor reads its range with
-kafka-tui's own reader (admin/key_reader.py, aiokafka; the DataFrame API, so Spark Connect
-`sc://` works too and no Kafka jar is needed anywhere) and yields its tally
+kafka-tui's own reader (admin/key_reader.py, Fetch requests of its own; the DataFrame API, so
+Spark Connect `sc://` works too and no Kafka jar is needed anywhere) and yields its tally
 (planning/key_stats.py); Spark groups the tallies by (partition, key) and only that table (one
 row per distinct key and partition) comes back to the driver, written to OUT as Arrow IPC for
 `key_stats.merge` and `key_stats.report`, the same calls the in-process engine ends with.

@@ -3,8 +3,8 @@ read once, from each partition's log start (or `since_ms`) to its last stable of
 start, and counted by planning/key_stats.py: per partition, hot keys, null keys, and what a
 grow to each candidate count moves (Kafka's default partitioner).
 
-Engines: "local" reads in this process (one consumer over every partition) and tallies as it
-reads; "spark" runs services/key_job.py as a subprocess on a Spark master (local[N], a
+Engines: "local" reads in this process (every partition at once, each from its leader) and
+tallies as it reads; "spark" runs services/key_job.py as a subprocess on a Spark master (local[N], a
 standalone cluster, Spark Connect `sc://`, with the plan job's settings), whose executors each
 read offset ranges (a partition above RANGE_RECORDS is split) and return tallies. Both end in
 `key_stats.merge` and `key_stats.report`, so both give the same numbers.
