@@ -203,10 +203,10 @@ async def test_topic_detail_marks_the_offline_replica(
             await settle(app, pilot)
             assert isinstance(app.screen, TopicDetailScreen)
             table = app.screen.query_one(PartitionTable)
-            replicas = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+            replicas = [str(table.cells(i)[2]) for i in range(table.row_count)]
             assert replicas == ["2! 1*", "1* 3"]
-            health = [c.label.plain for c in table.ordered_columns].index("Health")
-            assert [str(table.get_row_at(i)[health]) for i in range(2)] == [
+            health = PartitionTable.COLUMNS.index("Health")
+            assert [str(table.cells(i)[health]) for i in range(2)] == [
                 "under-replicated",
                 "ok",
             ]

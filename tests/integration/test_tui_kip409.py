@@ -202,7 +202,7 @@ async def test_topic_detail_and_brokers_screen_show_placeholders_and_the_offline
             await settle(app, pilot)
             assert isinstance(app.screen, TopicDetailScreen)
             table = app.screen.query_one(PartitionTable)
-            replicas = [str(table.get_row_at(i)[2]) for i in range(table.row_count)]
+            replicas = [str(table.cells(i)[2]) for i in range(table.row_count)]
             assert len(replicas) == 2 and all(r.split()[-1] == "(-1)" for r in replicas)
             assert "2 placeholder(s)" in str(app.screen.query_one("#detail-header").render())
             await pilot.press("escape", "b")

@@ -75,10 +75,10 @@ class Harness(App[None]):
 
 def test_replica_states_are_marked_and_styled(snap_compare: Any) -> None:
     partitions = [
-        PartitionInfo(0, 1, [1, 2, 3], [1, 2], [3]),  # 3 offline
-        PartitionInfo(1, 2, [2, 1, 3], [2], [3]),  # 1 not in sync, 3 offline
-        PartitionInfo(2, -1, [3], [], [3]),  # no leader
-        PartitionInfo(3, 1, [1, 2, 4], [1, 2], []),  # reassignment: 4 added, 2 removed
+        PartitionInfo(0, 1, (1, 2, 3), (1, 2), (3,)),  # 3 offline
+        PartitionInfo(1, 2, (2, 1, 3), (2,), (3,)),  # 1 not in sync, 3 offline
+        PartitionInfo(2, -1, (3,), (), (3,)),  # no leader
+        PartitionInfo(3, 1, (1, 2, 4), (1, 2), ()),  # reassignment: 4 added, 2 removed
     ]
     table = PartitionTable()
     preview = PreviewTable()
