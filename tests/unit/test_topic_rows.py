@@ -83,3 +83,24 @@ def test_a_row_counted_by_columns_is_the_row_counted_one_partition_at_a_time() -
         topic = TopicDescription("t", None, False, partitions)
         for live, min_isr in [({1, 2, 3}, 2), (None, None), ({1, 2, 3, 4, 5}, 1)]:
             assert TopicRow.of(topic, live, min_isr) == TopicRow.of_each(topic, live, min_isr)
+
+
+def test_the_load_counted_by_distinct_replica_list_is_the_load_counted_list_by_list() -> None:
+    from kafka_tui.planning.placement import Load
+    from kafka_tui.services.placeholder_view import load_of
+
+    lists = [(2, 1, 3), (1, 2), (2, 1, 3), (3, -1), (4,), (1, 2)]
+    topics = [
+        TopicDescription(f"t{i}", None, False, [PartitionInfo(0, r[0], r, r, ()), *extra])
+        for i, (r, extra) in enumerate(
+            [
+                (r, [PartitionInfo(1, 1, (1, 4), (1,), ())] if i % 2 else [])
+                for i, r in enumerate(lists)
+            ]
+        )
+    ]
+    expected = Load.from_assignments(p.replicas for t in topics for p in t.partitions)
+    found = load_of(topics)
+    assert found == expected
+    assert list(found.replicas) == list(expected.replicas)  # the brokers in the same order
+    assert list(found.leaders) == list(expected.leaders)
