@@ -56,28 +56,68 @@ from textual.strip import Strip  # noqa: E402
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec  # noqa: E402
 from kafka_tui.devcluster import KRAFT_VERSION, DevCluster, ensure_kafka  # noqa: E402
 from kafka_tui.devcluster.node import java_bin  # noqa: E402
+from kafka_tui.tui.screens.detail import TopicDetailScreen  # noqa: E402
 from kafka_tui.tui.screens.metadata import MetadataScreen, refresh_interval  # noqa: E402
 from kafka_tui.tui.widgets.topic_table import TopicTable  # noqa: E402
-from tests.tui.replay import Recording, load_recording, replay_app  # noqa: E402
+from tests.tui.replay import Recording, decode_topic, load_recording, replay_app  # noqa: E402
 
 FOLDER = Path(tempfile.gettempdir()) / "kafka-tui-bench-big"
 PARTITIONS_PER_TOPIC = 10
 SOURCE = "kraft-big"
 TYPED = "big-00999"  # matches nearly every topic after one key, 1 in 1,000 at the end
+WIDE = 50_000  # partitions of the one wide topic (issue 52: its detail)
+WIDE_TOPIC = f"wide-{WIDE}"
 
 # -- (b) the TUI on the replay ---------------------------------------------------------------
 
 
 def expansion(partitions: int) -> Path:
-    """The expansion of the recording to `partitions`, written once per size (gzip level 1)."""
-    path = FOLDER / f"{SOURCE}-{partitions}.json.gz"
+    """The expansion of the recording to `partitions`, written once per size (gzip level 1),
+    one topic a line (with its partition sizes) after a head line: read a line at a time, the
+    replay's load leaves no parse of the whole file behind (a 2,000,000-partition file parsed
+    at once took ~1 GB, which the process kept after freeing it, and which the TUI never
+    holds). The cluster holds one topic of WIDE partitions besides the copies (`wide`)."""
+    path = FOLDER / f"{SOURCE}-{partitions}.jsonl.gz"
     if not path.exists():
         FOLDER.mkdir(parents=True, exist_ok=True)
-        data = expand(load_recording(SOURCE), partitions)
-        text = json.dumps(data, separators=(",", ":"))
+        data = expand(load_recording(SOURCE), max(partitions - WIDE, 0))
+        widest = wide(data)
+        topics = sorted([*data.pop("topics"), widest], key=lambda t: t[0])
+        sizes: dict[str, list[list[int]]] = {}
+        for t, p, size in data.pop("partition_sizes"):
+            sizes.setdefault(t, []).append([p, size])
+        lines = [json.dumps({**data, "topic_count": len(topics)}, separators=(",", ":"))]
+        lines += [json.dumps([t, sizes.get(t[0], [])], separators=(",", ":")) for t in topics]
+        text = "\n".join(lines) + "\n"
         path.with_suffix(".tmp").write_bytes(gzip.compress(text.encode(), 1, mtime=0))
         path.with_suffix(".tmp").rename(path)
     return path
+
+
+def wide(data: dict[str, Any]) -> list[Any]:
+    """A topic of WIDE partitions (`WIDE_TOPIC`): the recorded topics' partitions in turn,
+    renumbered (their leaders, replicas, ISR and offline replicas as recorded), with the
+    configs of the first recorded topic that has them. NOT recorded, as the copies are not."""
+    own = data["placeholders"]["topic"]
+    recorded = [p for t in data["topics"] if not t[2] and t[0] != own for p in t[3]]
+    parts = [[i, *recorded[i % len(recorded)][1:]] for i in range(WIDE)]
+    data["topic_configs"][WIDE_TOPIC] = next(iter(data["topic_configs"].values()))
+    return [WIDE_TOPIC, "d2lkZS01MDAwMC10b3BpYw", False, parts]
+
+
+def load_expansion(partitions: int) -> Recording:
+    """The replay of `expansion(partitions)`, decoded a topic at a time."""
+    with gzip.open(expansion(partitions), "rt", encoding="utf-8") as f:
+        head = json.loads(f.readline())
+        recording = Recording.of(SOURCE, {**head, "topics": [], "partition_sizes": []})
+        shared: dict[tuple[int, ...], tuple[int, ...]] = {}
+        for _ in range(head["topic_count"]):
+            data, sizes = json.loads(f.readline())
+            topic = decode_topic(data, shared)
+            recording.topics[topic.name] = topic
+            for p, size in sizes:
+                recording.sizes[(topic.name, p)] = size
+    return recording
 
 
 def _status_kb(field: str) -> int:
@@ -155,6 +195,8 @@ async def session(recording: Recording, rounds: int) -> dict[str, Any]:
         await pilot.pause()
         table = screen.query_one(TopicTable)
         for _ in range(rounds):
+            if hasattr(screen, "_names"):  # each round types afresh, as after a refresh
+                screen._names = type(screen._names)(screen.rows)
             for n in range(1, len(TYPED) + 1):
                 wall, cpu = own_work(screen, table, TYPED[:n])
                 found["own"].append(wall)
@@ -176,23 +218,82 @@ async def session(recording: Recording, rounds: int) -> dict[str, Any]:
             await pilot.press("slash")
         await pilot.press("escape")
         await pilot.pause()
+        for _ in range(rounds):  # 20 pages down, and back up
+            for direction in [1] * 20 + [-1] * 20:
+                wall, cpu = scroll(table, direction)
+                found.setdefault("scroll", []).append(wall)
+                found.setdefault("scroll_cpu", []).append(cpu)
         for _ in range(rounds):
             before, cpu = time.perf_counter(), time.process_time()
+            stalls = asyncio.create_task(longest_stall())
             screen.refresh_metadata()
             await app.workers.wait_for_complete()
-            await pilot.pause()
+            await pilot.pause()  # the collection after it included
+            stalls.cancel()
             found["refresh"].append(time.perf_counter() - before)
             found["refresh_cpu"].append(time.process_time() - cpu)
+            found.setdefault("refresh_stall", []).append(STALL[0])
+        for _ in range(rounds):
+            wall, cpu, pages = await detail(app, pilot, screen)
+            found.setdefault("detail", []).append(wall)
+            found.setdefault("detail_cpu", []).append(cpu)
+            found.setdefault("detail_scroll", []).extend(w for w, _ in pages)
+            found.setdefault("detail_scroll_cpu", []).extend(c for _, c in pages)
     return found
+
+
+STALL = [0.0]
+
+
+async def longest_stall() -> None:
+    """The longest the event loop went without running this task (it asks every 1 ms), in
+    STALL[0]: how long a refresh keeps keys and redraws waiting."""
+    STALL[0] = 0.0
+    last = time.perf_counter()
+    while True:
+        await asyncio.sleep(0.001)
+        now = time.perf_counter()
+        STALL[0] = max(STALL[0], now - last - 0.001)
+        last = now
+
+
+def scroll(table: Any, direction: int) -> tuple[float, float]:
+    """A page down (or up) and its visible lines drawn: a VirtualTable's own page action, or a
+    DataTable's (the detail's partitions before issue 52)."""
+    started, cpu = time.perf_counter(), time.process_time()
+    if hasattr(table, "action_page"):
+        table.action_page(direction)
+    else:
+        (table.action_page_down if direction > 0 else table.action_page_up)()
+    table.render_lines(Region(0, 0, table.size.width, table.size.height))
+    return time.perf_counter() - started, time.process_time() - cpu
+
+
+async def detail(
+    app: Any, pilot: Any, screen: MetadataScreen
+) -> tuple[float, float, list[tuple[float, float]]]:
+    """The wide topic's detail: opened (its worker done and a frame drawn), then 10 pages
+    down and back; the screen closed again."""
+    started, cpu = time.perf_counter(), time.process_time()
+    app.push_screen(TopicDetailScreen(screen.profile, screen.admin, WIDE_TOPIC, screen.cluster))
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    opened = (time.perf_counter() - started, time.process_time() - cpu)
+    table = app.screen.query_one("#partitions")
+    assert table.row_count >= WIDE, f"{table.row_count} partitions shown"
+    table.focus()
+    await pilot.pause()
+    pages = [scroll(table, d) for d in [1] * 10 + [-1] * 10]
+    app.pop_screen()
+    await pilot.pause()
+    return opened[0], opened[1], pages
 
 
 def tui_child(partitions: int, rounds: int) -> None:
     """One size, in a process of its own (its own peak RSS); prints one JSON line."""
     started = time.perf_counter()
-    with gzip.open(expansion(partitions), "rt", encoding="utf-8") as f:
-        data = json.load(f)
-    recording = Recording.of(SOURCE, data)
-    del data
+    recording = load_expansion(partitions)
     gc.collect()
     loaded = time.perf_counter() - started
     topics = len(recording.topics)
@@ -227,6 +328,7 @@ def tui_figures(sizes: list[int], rounds: int) -> None:
     )
     for size in sizes:
         expansion(size)
+        load_before = os.getloadavg()[0]
         proc = subprocess.run(
             [sys.executable, __file__, "--tui-child", str(size), "--rounds", str(rounds)],
             capture_output=True,
@@ -236,6 +338,7 @@ def tui_figures(sizes: list[int], rounds: int) -> None:
         if proc.returncode:
             raise SystemExit(f"TUI at {size} partitions failed:\n{proc.stderr[-3000:]}")
         r = json.loads(proc.stdout.strip().splitlines()[-1])
+        print(f"  (load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after)")
 
         def ms(values: list[float]) -> str:
             return f"{statistics.median(values) * 1000:.1f} ms (max {max(values) * 1000:.1f})"
@@ -252,7 +355,14 @@ def tui_figures(sizes: list[int], rounds: int) -> None:
             f"{ms(r['pilot'])}, CPU {ms(r['pilot_cpu'])}"
         )
         print(
-            f"      refresh: CPU {statistics.median(r['refresh_cpu']):.2f} s (wall "
+            f"      scroll a page, own work: {ms(r['scroll'])}, CPU {ms(r['scroll_cpu'])}; "
+            f"{WIDE:,}-partition topic's detail: opens in {statistics.median(r['detail']):.2f} s "
+            f"(CPU {statistics.median(r['detail_cpu']):.2f} s), scrolls a page in "
+            f"{ms(r['detail_scroll'])}, CPU {ms(r['detail_scroll_cpu'])}"
+        )
+        print(
+            f"      refresh: keys wait at most {ms(r['refresh_stall'])} while it runs; "
+            f"CPU {statistics.median(r['refresh_cpu']):.2f} s (wall "
             f"{statistics.median(r['refresh']):.2f} s); RSS with the replay loaded "
             f"{r['rss_replay_mb']:.0f} MB, peak while the TUI ran {r['rss_peak_mb']:.0f} MB; "
             "automatic refresh every "
