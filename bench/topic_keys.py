@@ -18,7 +18,7 @@ before and after each run; checks that L, S and W printed the same document. Ass
 about time.
 
 Usage: python bench/topic_keys.py [--records 1000000] [--keys 100000] [--partitions 4]
-[--rounds 1] [--sides L,S,W,C,F] [--keep] [--reuse]
+[--rounds 1] [--sides L,S,W,C,F] [--topic bench-keys] [--keep] [--reuse]
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from kafka_tui.devcluster import DevCluster
 from kafka_tui.devcluster.jars import ensure_kafka
 from kafka_tui.devcluster.spark import SparkDevCluster
 
-TOPIC = "bench-keys"
 FOLDER = Path(tempfile.gettempdir()) / "kafka-tui-bench-topic-keys"
 SIDES = {
     "L": "L in process",
@@ -70,11 +69,13 @@ def classpath(cluster: DevCluster) -> str:
     return ensure_kafka(state.version, cluster.cache).classpath
 
 
-def fill(cluster: DevCluster, bootstrap: str, first: int, last: int, keys: int) -> float:
+def fill(
+    cluster: DevCluster, bootstrap: str, topic: str, first: int, last: int, keys: int
+) -> float:
     """Records `first` to `last` (key-{i % keys}), streamed to one console producer."""
     command = [
         "java", "-Xmx512m", "-cp", classpath(cluster), "org.apache.kafka.tools.ConsoleProducer",
-        "--bootstrap-server", bootstrap, "--topic", TOPIC,
+        "--bootstrap-server", bootstrap, "--topic", topic,
         "--producer-property", "acks=all", "--producer-property", "linger.ms=20",
         "--producer-property", "batch.size=262144",
         "--reader-property", "parse.key=true", "--reader-property", "key.separator=:",
@@ -116,14 +117,14 @@ def standalone(wanted: bool) -> Iterator[str | None]:
         cluster.down()
 
 
-def end_offsets(bootstrap: str, partitions: int) -> int:
+def end_offsets(bootstrap: str, topic: str, partitions: int) -> int:
     """The topic's records now (sum of the partitions' log end offsets)."""
     import asyncio
 
     from kafka_tui.admin.key_reader import offset_ranges
     from kafka_tui.admin.model import ConnectionSettings
 
-    ranges = asyncio.run(offset_ranges(ConnectionSettings(bootstrap), TOPIC, partitions))
+    ranges = asyncio.run(offset_ranges(ConnectionSettings(bootstrap), topic, partitions))
     return sum(r.end for r in ranges)
 
 
@@ -134,6 +135,7 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--sides", default="L,S,W,C,F")
+    parser.add_argument("--topic", default="bench-keys")
     parser.add_argument("--keep", action="store_true", help="leave the Kafka cluster running")
     parser.add_argument("--reuse", action="store_true", help="use the cluster --keep left")
     args = parser.parse_args()
@@ -148,23 +150,24 @@ def main() -> None:
         cluster.up("kraft", brokers=3)
     try:
         bootstrap = cluster.status()["bootstrap_servers"]
-        if not reused:
-            subprocess.run(
-                [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap, "topics",
-                 "create", TOPIC, "--partitions", str(args.partitions),
-                 "--replication-factor", "1"],
-                check=True, capture_output=True,
-            )  # fmt: skip
-        have = end_offsets(bootstrap, args.partitions)
+        topic = args.topic
+        # (reused: the topic may be there already, which the create then refuses)
+        subprocess.run(
+            [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap, "topics",
+             "create", topic, "--partitions", str(args.partitions),
+             "--replication-factor", "1"],
+            check=not reused, capture_output=True,
+        )  # fmt: skip
+        have = end_offsets(bootstrap, topic, args.partitions)
         if have < args.records:
-            seconds = fill(cluster, bootstrap, have, args.records, args.keys)
+            seconds = fill(cluster, bootstrap, topic, have, args.records, args.keys)
             print(
                 f"produced records {have:,} to {args.records:,} ({args.keys:,} keys) in "
                 f"{seconds:.1f} s ({load()})"
             )
-        records = end_offsets(bootstrap, args.partitions)
+        records = end_offsets(bootstrap, topic, args.partitions)
         times: dict[str, list[float]] = {SIDES[s]: [] for s in sides}
-        keys = ["topics", "keys", TOPIC, "--partitions", "8"]
+        keys = ["topics", "keys", topic, "--partitions", "8"]
         java = [
             "java", "-Xmx512M", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20",
             "-XX:InitiatingHeapOccupancyPercent=35", "-Djava.awt.headless=true",
@@ -173,11 +176,11 @@ def main() -> None:
         with standalone("W" in sides) as url:
             commands = {
                 "C": [
-                    *java, "--bootstrap-server", bootstrap, "--topic", TOPIC,
+                    *java, "--bootstrap-server", bootstrap, "--topic", topic,
                     "--from-beginning", "--max-messages", str(records),
                     "--property", "print.key=true",
                 ],
-                "F": ["kcat", "-C", "-b", bootstrap, "-t", TOPIC, "-o", "beginning", "-e", "-q",
+                "F": ["kcat", "-C", "-b", bootstrap, "-t", topic, "-o", "beginning", "-e", "-q",
                       "-f", "%k\n"],
             }  # fmt: skip
             for r in range(args.rounds):
