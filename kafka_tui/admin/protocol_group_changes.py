@@ -50,9 +50,15 @@ class ListOffsetsRequest(WireRequest):
     API = Api(2, "ListOffsets", 1, 10)
     API_KEY = 2
 
-    def __init__(self, partitions: Mapping[tuple[str, int], int], timeout_ms: int) -> None:
+    def __init__(
+        self,
+        partitions: Mapping[tuple[str, int], int],
+        timeout_ms: int,
+        isolation: int = READ_UNCOMMITTED,
+    ) -> None:
         self.partitions = partitions
         self.timeout_ms = timeout_ms  # v10+: how long the leader may wait (tiered storage)
+        self.isolation = isolation  # READ_COMMITTED (1): LATEST is the last stable offset
 
     def message(self, version: int) -> Any:
         request = self.API.request_type(version)
@@ -62,7 +68,7 @@ class ListOffsetsRequest(WireRequest):
         return shape(
             request,
             replica_id=-1,
-            isolation_level=READ_UNCOMMITTED,
+            isolation_level=self.isolation,
             timeout=millis(self.timeout_ms),
             topics=tuple(
                 shape(

@@ -2,15 +2,15 @@
 taken once, at the start (`search_ranges`), so the in-process scan and Spark's executors (each
 reading its own ranges) read exactly the same records.
 
-aiokafka's consumer with `assign` + `seek` and no group (nothing joined or committed), the
-isolation asked for (read_committed by default: aborted transactions and control batches are
-skipped), the profile's security settings. Records are `records.Record`, as `messages read`
-builds them, so the record object printed is the same.
+The ranges' offsets from aiokafka's consumer (`assign`, no group); the records through
+`messages read`'s own Fetch reader (records.read_ranges: nothing joined or committed), under
+the isolation asked for (read_committed by default: aborted transactions and control batches
+skipped), with the profile's security settings: the same `records.Record`, so the record
+object printed is the same.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,9 +18,10 @@ from aiokafka.errors import KafkaError
 
 from .connection import security_kwargs
 from .errors import AdminError
-from .key_reader import STALL_S, OffsetRange
+from .key_reader import OffsetRange
 from .model import ConnectionSettings
-from .records import TIMESTAMP_TYPES, Isolation, Record
+from .records import Isolation, Record
+from .records import read_ranges as records_in_ranges
 
 # A whole-topic scan is throughput-bound: bigger fetches than aiokafka's 1 MB per partition.
 _PARTITION_FETCH_BYTES = 8 << 20
@@ -93,81 +94,18 @@ async def read_ranges(
 ) -> None:
     """Read `ranges`, every partition at once (several ranges of one partition one after
     another), handing each fetch's records to `take` with the offsets passed over (records
-    plus what read_committed skipped); `take` returns False to stop."""
-    from aiokafka import TopicPartition
-
-    pending: dict[int, list[OffsetRange]] = {}
+    plus what read_committed skipped); `take` returns False to stop. `messages read`'s
+    Fetch reader (records.read_ranges): the same records, leader epochs included."""
+    by_partition: dict[int, list[tuple[int, int]]] = {}
     for r in ranges:
         if r.records:
-            pending.setdefault(r.partition, []).append(r)
-    if not pending:
+            by_partition.setdefault(r.partition, []).append((r.start, r.end))
+    if not by_partition:
         return
-    consumer = _consumer(settings, isolation)
-    types = TIMESTAMP_TYPES
+    reading = records_in_ranges(settings, topic, by_partition, isolation)
     try:
-        await consumer.start()
-        current: dict[Any, OffsetRange] = {}
-        at: dict[Any, int] = {}
-
-        def begin(partition: int) -> None:
-            r = pending[partition].pop(0)
-            if not pending[partition]:
-                del pending[partition]
-            tp = TopicPartition(topic, partition)
-            current[tp] = r
-            at[tp] = r.start
-            consumer.seek(tp, r.start)
-
-        consumer.assign([TopicPartition(topic, p) for p in pending])
-        for partition in list(pending):
-            begin(partition)
-        moved = time.monotonic()
-        while current:
-            fetched = await consumer.getmany(*current, timeout_ms=1000)
-            out: list[Record] = []
-            for tp, records in fetched.items():
-                reading = current.get(tp)
-                if reading is None:
-                    continue
-                if records and not (
-                    reading.start <= records[0].offset and records[-1].offset < reading.end
-                ):
-                    records = [r for r in records if reading.start <= r.offset < reading.end]
-                p = tp.partition
-                out += [
-                    Record(
-                        r.topic,
-                        p,
-                        r.offset,
-                        r.timestamp,
-                        types[r.timestamp_type],
-                        r.key,
-                        r.value,
-                        tuple(r.headers),
-                    )
-                    for r in records
-                ]
-            passed = 0
-            for tp, r in list(current.items()):
-                position = min(await consumer.position(tp), r.end)
-                passed += position - at[tp]
-                at[tp] = position
-                if position >= r.end:
-                    del current[tp]
-                    if tp.partition in pending:
-                        begin(tp.partition)
+        async for out, passed in reading:
             if (out or passed) and not take(out, passed):
                 return
-            if fetched or passed:
-                moved = time.monotonic()
-            elif time.monotonic() - moved > STALL_S:
-                stuck = ", ".join(f"{tp.partition} (to {r.end})" for tp, r in current.items())
-                raise AdminError(
-                    "RECORDS_UNREADABLE",
-                    f"Reading topic '{topic}' made no progress for {STALL_S:.0f} s on "
-                    f"partitions {stuck}.",
-                )
-    except KafkaError as exc:
-        raise _failed(topic, exc) from None
     finally:
-        await consumer.stop()
+        await reading.aclose()

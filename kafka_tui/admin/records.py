@@ -1,7 +1,7 @@
 """Records in and out of a topic: reading without joining a group, and producing.
 
-Reading is aiokafka's consumer with `assign()` + `seek()` and no group id: nothing is joined
-and nothing committed (unless the caller commits to a group it names, `commit_offsets`).
+Reading is Fetch requests of kafka-tui's own (record_fetch.py), no group: nothing is joined
+and nothing committed (unless the caller commits to a group it names, `commit`).
 `read_committed` (the default) never shows aborted transactions or control records.
 Producing is aiokafka's producer, idempotent unless the acks asked for forbid it.
 
@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -26,27 +27,24 @@ from .errors import AdminError, ValidationError, error_name, sentence
 from .model import ConnectionSettings
 
 if TYPE_CHECKING:
-    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+    from aiokafka import AIOKafkaProducer
+
+    from .record_fetch import RecordConnection
+
+EARLIEST = -2  # ListOffsets' timestamp for the log start offset
+LATEST = -1  # ... for the log end (under read_committed: the last stable offset)
 
 Isolation = Literal["read_committed", "read_uncommitted"]
 TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
-# Per partition and fetch: a larger fetch than aiokafka's 1 MB default halves the round trips
-# of a bulk read (see bench/records.py).
-_MAX_PARTITION_FETCH_BYTES = 4 * 1024 * 1024
-_POLL_MS = 500
 _MAX_BATCH_BYTES = 256 * 1024
 
 
 @dataclass(slots=True)
 class Record:
     """One record as the broker stored it. `timestamp_type`: "CreateTime" or
-    "LogAppendTime". `leader_epoch`: always None from aiokafka's consumer, which drops it: its
-    fetcher (aiokafka/consumer/fetcher.py, PartitionRecords._unpack_records) walks each
-    record batch and builds a ConsumerRecord per record (aiokafka/structs.py: no epoch field)
-    without the batch, and the batch objects (record/default_records.py and its C twin) unpack
-    the header's PartitionLeaderEpoch (bytes 12-15) but offer no property for it; the
-    deserializer hooks see only the key's or value's bytes. A Fetch of our own (as
-    admin/key_reader.py's) would have it: one int32 per batch of the answer's bytes.
+    "LogAppendTime". `leader_epoch`: its batch's PartitionLeaderEpoch (the leader's epoch when
+    it was written; None in a v0/v1 message set, which has none), read beside the batches by
+    record_fetch.py: aiokafka's consumer, which read records before, drops it.
     Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__,
     ~1.5 us of a record's ~4 us in a bulk read (bench/records.py)."""
 
@@ -151,7 +149,11 @@ def _failed(topic: str, exc: KafkaError) -> AdminError:
 class RecordReader:
     """Reads `partitions` of `topic` from `start` until `stop`; use as `async with`, then
     `async for batch in reader.batches():` (lists of `Record`, each in offset order per
-    partition). `ends` and `starts` are known after entering."""
+    partition). `ends` and `starts` are known after entering.
+
+    Fetch requests of its own to each partition's leader (record_fetch.py), the next one in
+    flight while the caller handles the records of the last; no group is joined and nothing
+    committed unless the caller commits (`commit`)."""
 
     def __init__(
         self,
@@ -173,41 +175,43 @@ class RecordReader:
         self.group = group
         self.starts: dict[int, int] = {}
         self.ends: dict[int, int] = {}
-        self._consumer: AIOKafkaConsumer | None = None
-        self._tps: dict[int, Any] = {}
+        self._connection: RecordConnection | None = None
 
     async def __aenter__(self) -> RecordReader:
-        from aiokafka import AIOKafkaConsumer, TopicPartition
+        from .record_fetch import ISOLATION, RecordConnection
 
-        consumer = AIOKafkaConsumer(
-            group_id=self.group,
-            enable_auto_commit=False,
-            isolation_level=self.isolation,
-            auto_offset_reset="none",
-            max_partition_fetch_bytes=_MAX_PARTITION_FETCH_BYTES,
-            fetch_max_bytes=4 * _MAX_PARTITION_FETCH_BYTES,
-            **_client_kwargs(self.settings, "reader"),
-        )
+        connection = RecordConnection(self.settings)
         try:
-            await consumer.start()
-            self._consumer = consumer
-            self._tps = {p: TopicPartition(self.topic, p) for p in self.partitions}
-            tps = list(self._tps.values())
-            consumer.assign(tps)
-            firsts = await consumer.beginning_offsets(tps)
-            ends = await consumer.end_offsets(tps)
-            self.ends = {tp.partition: ends[tp] for tp in tps}
-            begins = {tp.partition: firsts[tp] for tp in tps}
+            await connection.connect()
+            self._connection = connection
+            begins = await self._offsets(EARLIEST)
+            self.ends = await self._offsets(LATEST, ISOLATION[self.isolation])
             self.starts = await self._start_offsets(begins)
-            for p, offset in self.starts.items():
-                consumer.seek(self._tps[p], offset)
-        except KafkaError as exc:
-            await consumer.stop()
-            raise _failed(self.topic, exc) from None
         except BaseException:
-            await consumer.stop()
+            self._connection = None
+            await connection.close()
             raise
         return self
+
+    async def _offsets(self, spec: int, isolation: int = 0) -> dict[int, int]:
+        """Each partition's offset for `spec` (EARLIEST, LATEST, or a timestamp: the first
+        offset at or after it, the end where none is that new)."""
+        assert self._connection is not None
+        found = await self._connection.offsets(
+            self.topic, dict.fromkeys(self.partitions, spec), isolation
+        )
+        offsets: dict[int, int] = {}
+        for p in self.partitions:
+            answer = found.get(p)
+            if answer is None:
+                raise AdminError(
+                    "LEADER_NOT_AVAILABLE", sentence("LEADER_NOT_AVAILABLE", self.topic), self.topic
+                )
+            if answer.error_code:
+                name = error_name(answer.error_code)
+                raise AdminError(name, sentence(name, self.topic), self.topic)
+            offsets[p] = answer.offset
+        return offsets
 
     async def _start_offsets(self, begins: dict[int, int]) -> dict[int, int]:
         s = self.start
@@ -221,14 +225,8 @@ class RecordReader:
         if s.last is not None:
             return {p: max(begins[p], self.ends[p] - s.last) for p in self.partitions}
         if s.timestamp is not None:
-            assert self._consumer is not None
-            found = await self._consumer.offsets_for_times(
-                {tp: s.timestamp for tp in self._tps.values()}
-            )
-            return {
-                p: (self.ends[p] if found[tp] is None else found[tp].offset)
-                for p, tp in self._tps.items()
-            }
+            found = await self._offsets(s.timestamp)
+            return {p: self.ends[p] if o < 0 else min(o, self.ends[p]) for p, o in found.items()}
         if s.offset is not None:
             for p in self.partitions:
                 if s.offset > self.ends[p]:
@@ -251,41 +249,238 @@ class RecordReader:
         return begins
 
     async def __aexit__(self, *exc: object) -> None:
-        if self._consumer is not None:
-            await self._consumer.stop()
-            self._consumer = None
+        if self._connection is not None:
+            await self._connection.close()
+            self._connection = None
 
     async def batches(self) -> AsyncIterator[list[Record]]:
-        consumer = self._consumer
-        assert consumer is not None, "use RecordReader as `async with`"
+        from .record_fetch import ISOLATION
+
+        connection = self._connection
+        assert connection is not None, "use RecordReader as `async with`"
         stop = self.stop
-        left = stop.limit
-        until = stop.until_timestamp
+        if stop.limit is not None and stop.limit <= 0:
+            return
+        walk = _Walk(self.topic, stop, ISOLATION[self.isolation], dict(self.starts), self.ends)
         # Partitions still read: without follow, those whose position is below the end seen
         # at the start; a partition past `until` stops too.
-        active = {
-            p: tp for p, tp in self._tps.items() if stop.follow or self.starts[p] < self.ends[p]
-        }
-        if left is not None and left <= 0:
-            return
-        types = TIMESTAMP_TYPES
-        while active:
-            try:
-                fetched = await consumer.getmany(*active.values(), timeout_ms=_POLL_MS)
-            except KafkaError as exc:
-                raise _failed(self.topic, exc) from None
-            for tp, records in fetched.items():
-                p = tp.partition
-                if p not in active:
+        active = {p for p in self.partitions if stop.follow or self.starts[p] < self.ends[p]}
+        async for out in _read(connection, walk, active):
+            if out:
+                yield out
+
+    async def commit(self, offsets: dict[int, int]) -> None:
+        """Commit `offsets` (partition -> next offset to read) to the reader's group (as a
+        consumer assigned its partitions: no member, nothing joined)."""
+        from aiokafka import AIOKafkaConsumer, TopicPartition
+        from aiokafka.structs import OffsetAndMetadata
+
+        assert self.group is not None
+        consumer = AIOKafkaConsumer(
+            group_id=self.group, enable_auto_commit=False, **_client_kwargs(self.settings, "reader")
+        )
+        try:
+            await consumer.start()
+            tps = {p: TopicPartition(self.topic, p) for p in offsets}
+            consumer.assign(list(tps.values()))
+            await consumer.commit({tps[p]: OffsetAndMetadata(o, "") for p, o in offsets.items()})
+        except KafkaError as exc:
+            raise _failed(self.topic, exc) from None
+        finally:
+            await consumer.stop()
+
+
+# A read (not followed) whose partitions make no progress for this long, leaderless, fails.
+_STALL_S = 60.0
+# The partition's leader moved, or is not known yet: read the metadata again, ask the new one.
+# UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR,
+# FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, OFFSET_NOT_AVAILABLE
+_LEADER_MOVED = frozenset({3, 5, 6, 56, 74, 75, 78})
+
+
+async def _read(
+    connection: RecordConnection, walk: _Walk, active: set[int]
+) -> AsyncIterator[list[Record]]:
+    """The records of `active`'s partitions from each one's leader, as `walk` takes them,
+    until none is left (or the limit is reached); an empty list where an answer only moved
+    the positions (aborted or control batches)."""
+    follow = walk.stop.follow
+    stalled_since = time.monotonic()
+    while active:
+        leaders = await connection.leaders(walk.topic)
+        by_leader: dict[int, list[int]] = {}
+        for p in sorted(active):
+            by_leader.setdefault(leaders.get(p, -1), []).append(p)
+        leaderless = by_leader.pop(-1, [])
+        before = dict(walk.positions)
+        if by_leader:
+            streams = [walk.stream(connection, b, parts, active) for b, parts in by_leader.items()]
+            async for out in _merged(streams):
+                yield out
+                if walk.done:
+                    return
+        if walk.positions != before:
+            stalled_since = time.monotonic()
+        elif leaderless and not follow and time.monotonic() - stalled_since > _STALL_S:
+            raise AdminError(
+                "LEADER_NOT_AVAILABLE",
+                f"Partitions {', '.join(map(str, leaderless))} of topic '{walk.topic}' had "
+                f"no leader for {_STALL_S:.0f} s.",
+                walk.topic,
+            )
+        if leaderless or walk.moved:
+            walk.moved = False
+            await asyncio.sleep(0.5)  # a leader to come, or the metadata to show it
+
+
+async def read_ranges(
+    settings: ConnectionSettings,
+    topic: str,
+    ranges: Mapping[int, Sequence[tuple[int, int]]],
+    isolation: Isolation = "read_committed",
+) -> AsyncGenerator[tuple[list[Record], int], None]:
+    """The records of offset ranges (partition -> its [start, end) ranges, read one after
+    another; every partition at once), each answer's records with the offsets passed over
+    (records and what read_committed or compaction skipped)."""
+    from .record_fetch import ISOLATION, RecordConnection
+
+    pending = {p: [r for r in rs if r[1] > r[0]] for p, rs in ranges.items()}
+    pending = {p: rs for p, rs in pending.items() if rs}
+    async with RecordConnection(settings) as connection:
+        while pending:
+            current = {p: rs.pop(0) for p, rs in pending.items()}
+            pending = {p: rs for p, rs in pending.items() if rs}
+            walk = _Walk(
+                topic,
+                Stop(),
+                ISOLATION[isolation],
+                {p: r[0] for p, r in current.items()},
+                {p: r[1] for p, r in current.items()},
+            )
+            done = sum(walk.positions.values())
+            async for out in _read(connection, walk, set(current)):
+                now = sum(min(walk.positions[p], r[1]) for p, r in current.items())
+                yield out, now - done
+                done = now
+
+
+class _Walk:
+    """Where each partition of a read stands, and the records of Fetch answers as Records."""
+
+    def __init__(
+        self,
+        topic: str,
+        stop: Stop,
+        isolation: int,
+        positions: dict[int, int],
+        ends: dict[int, int],
+    ) -> None:
+        self.topic = topic
+        self.stop = stop
+        self.isolation = isolation
+        self.positions = positions
+        self.ends = ends
+        self.left = stop.limit
+        self.done = False  # the limit reached
+        self.moved = False  # a leader moved: the metadata again before the next round
+
+    async def stream(
+        self, connection: RecordConnection, broker: int, parts: list[int], active: set[int]
+    ) -> AsyncIterator[list[Record]]:
+        """Fetch `parts` from their leader `broker` until each is read, moved or stopped
+        (removed from `active`); the next Fetch is in flight while the caller handles the
+        records of the last."""
+        from .record_fetch import FetchRequest
+
+        asking = [p for p in parts if p in active]
+        answer: asyncio.Future[Any] | None = None
+        try:
+            while asking and not self.done:
+                if answer is None:
+                    request = FetchRequest(
+                        self.topic, {p: self.positions[p] for p in asking}, self.isolation
+                    )
+                    answer = asyncio.ensure_future(connection.fetch(broker, request))
+                response = await answer
+                answer = None
+                before = {p: self.positions[p] for p in asking}
+                out = self._records(response, asking, active)
+                if not out and any(self.positions[p] != o for p, o in before.items()):
+                    out = [[]]  # only skipped batches: the positions moved
+                asking = [p for p in asking if p in active]
+                if asking and not self.done:
+                    request = FetchRequest(
+                        self.topic, {p: self.positions[p] for p in asking}, self.isolation
+                    )
+                    answer = asyncio.ensure_future(connection.fetch(broker, request))
+                for records in out:
+                    yield records
+        finally:
+            if answer is not None:
+                answer.cancel()
+
+    def _records(self, response: Any, asking: list[int], active: set[int]) -> list[list[Record]]:
+        from .wire import code
+
+        out: list[list[Record]] = []
+        for t in response.responses:
+            for part in t.partitions:
+                p = part.partition_index
+                if p not in active or p not in asking:
                     continue
-                end = None if stop.follow else self.ends[p]
-                past_until = False
-                if until is None and (end is None or not records or records[-1].offset < end):
-                    # all of them (offsets ascend): one comprehension, ~10% of a bulk read's
-                    # own CPU (bench/records.py)
-                    out = [
+                error = code(part.error_code)
+                if error in _LEADER_MOVED:
+                    asking.remove(p)  # asked again of its new leader
+                    self.moved = True
+                    continue
+                if error:
+                    name = error_name(error)
+                    raise AdminError(
+                        name,
+                        f"Cannot read partition {p} of topic '{self.topic}': "
+                        f"{sentence(name, self.topic)}",
+                        self.topic,
+                    )
+                data = part.records
+                if data:
+                    records, stopped = self._take(p, data, part.aborted_transactions or ())
+                    if records:
+                        out.append(records)
+                    if stopped:
+                        active.discard(p)
+                if not self.stop.follow and self.positions[p] >= self.ends[p]:
+                    active.discard(p)
+                if self.done:
+                    return out
+        return out
+
+    def _take(self, p: int, data: bytes, aborted: Any) -> tuple[list[Record], bool]:
+        """The records of one partition's answer from its position on, as far as the stop
+        allows; True when the partition stops (past `until_timestamp`)."""
+        from .record_fetch import data_batches
+
+        topic, types = self.topic, TIMESTAMP_TYPES
+        position = self.positions[p]
+        end = None if self.stop.follow else self.ends[p]
+        until = self.stop.until_timestamp
+        out: list[Record] = []
+        stopped = False
+        for batch, epoch, after in data_batches(data, aborted, self.isolation):
+            if end is not None and position >= end:
+                break
+            if batch is not None:
+                records = list(batch)
+                if (
+                    records
+                    and epoch is not None
+                    and until is None
+                    and records[0].offset >= position
+                    and (end is None or records[-1].offset < end)
+                ):
+                    # the whole batch (format v2): one comprehension (bench/records.py)
+                    out += [
                         Record(
-                            r.topic,
+                            topic,
                             p,
                             r.offset,
                             r.timestamp,
@@ -293,58 +488,83 @@ class RecordReader:
                             r.key,
                             r.value,
                             tuple(r.headers),
+                            epoch,
                         )
                         for r in records
                     ]
                 else:
-                    out = []
                     for r in records:
+                        if r.offset < position:  # a compressed v0/v1 set's earlier records
+                            continue
                         if end is not None and r.offset >= end:
                             break
-                        if until is not None and r.timestamp > until:
-                            past_until = True
+                        stamp = -1 if r.timestamp is None else r.timestamp
+                        if until is not None and stamp > until:
+                            stopped = True
                             break
                         out.append(
                             Record(
-                                r.topic,
+                                topic,
                                 p,
                                 r.offset,
-                                r.timestamp,
-                                types[r.timestamp_type],
+                                stamp,
+                                types[r.timestamp_type or 0],
                                 r.key,
                                 r.value,
                                 tuple(r.headers),
+                                epoch,
                             )
                         )
-                if left is not None and len(out) >= left:
-                    del out[left:]
-                    left = 0
-                elif left is not None:
-                    left -= len(out)
-                if past_until:
-                    consumer.pause(tp)
-                    del active[p]
-                if out:
-                    yield out
-                if left == 0:
-                    return
-            if not stop.follow:
-                for p, tp in list(active.items()):
-                    if await consumer.position(tp) >= self.ends[p]:
-                        consumer.pause(tp)
-                        del active[p]
+                        position = r.offset + 1
+                    if stopped:
+                        break
+            position = max(position, after)
+        self.positions[p] = position
+        if self.left is not None and len(out) >= self.left:
+            del out[self.left :]
+            self.left = 0
+            self.done = True
+        elif self.left is not None:
+            self.left -= len(out)
+        return out, stopped
 
-    async def commit(self, offsets: dict[int, int]) -> None:
-        """Commit `offsets` (partition -> next offset to read) to the reader's group."""
-        from aiokafka.structs import OffsetAndMetadata
 
-        assert self._consumer is not None and self.group is not None
+async def _merged(streams: list[AsyncIterator[list[Record]]]) -> AsyncIterator[list[Record]]:
+    """The items of several async iterators as each comes (one leader's answers need not wait
+    for another's)."""
+    if len(streams) == 1:
+        async for item in streams[0]:
+            yield item
+        return
+    queue: asyncio.Queue[tuple[int, Any]] = asyncio.Queue(maxsize=len(streams) * 2)
+    _end = object()
+
+    async def pump(i: int, stream: AsyncIterator[list[Record]]) -> None:
         try:
-            await self._consumer.commit(
-                {self._tps[p]: OffsetAndMetadata(o, "") for p, o in offsets.items()}
-            )
-        except KafkaError as exc:
-            raise _failed(self.topic, exc) from None
+            async for item in stream:
+                await queue.put((i, item))
+        except BaseException as exc:  # handed to the reader, which raises it
+            await queue.put((i, exc))
+            return
+        await queue.put((i, _end))
+
+    tasks = [asyncio.ensure_future(pump(i, s)) for i, s in enumerate(streams)]
+    try:
+        running = len(tasks)
+        while running:
+            _, item = await queue.get()
+            if item is _end:
+                running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
+    finally:
+        for task in tasks:
+            task.cancel()
+        for stream in streams:
+            with contextlib.suppress(BaseException):
+                await stream.aclose()  # type: ignore[attr-defined]
 
 
 Acks = Literal["all", "1", "0"]

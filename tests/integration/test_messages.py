@@ -25,7 +25,8 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from kafka_tui.admin import TopicSpec
+from kafka_tui.admin import ConnectionSettings, TopicSpec
+from kafka_tui.admin.record_fetch import RecordConnection
 from kafka_tui.cli.main import main
 from kafka_tui.devcluster.jars import ensure_kafka
 
@@ -63,6 +64,15 @@ async def send(bootstrap: str, topic: str, records: list[dict[str, Any]], **opti
         await producer.stop()
 
 
+async def leader_epoch(bootstrap: str, topic: str, partition: int) -> int:
+    """The partition's leader epoch as Metadata (v7+) says it now."""
+    async with RecordConnection(ConnectionSettings(bootstrap)) as connection:
+        answer = await connection._metadata([topic])
+    [found] = [p for t in answer.topics if t.name == topic for p in t.partitions]
+    assert found.partition_index == partition
+    return int(found.leader_epoch)
+
+
 def test_every_codec_headers_tombstones_and_bytes_read_back_as_record_objects(
     cluster: Cluster, capsys: pytest.CaptureFixture[str], topic_name: Names
 ) -> None:
@@ -87,6 +97,10 @@ def test_every_codec_headers_tombstones_and_bytes_read_back_as_record_objects(
     code, docs = read_jsonl(capsys, cluster, topic)
     assert code == 0
     assert [d["offset"] for d in docs] == list(range(4 * len(CODECS)))
+    # Each batch's PartitionLeaderEpoch: the leader's epoch when it was written, which is the
+    # partition's epoch now (its leader never moved).
+    epoch = asyncio.run(leader_epoch(servers, topic, 0))
+    assert epoch >= 0 and {d["leader_epoch"] for d in docs} == {epoch}
     for i, codec in enumerate(CODECS):
         first, tombstone, binary, text = docs[4 * i : 4 * i + 4]
         assert first == {
@@ -101,7 +115,7 @@ def test_every_codec_headers_tombstones_and_bytes_read_back_as_record_objects(
             "key_format": "string",
             "value_format": "json",
             "schema_id": None,
-            "leader_epoch": None,
+            "leader_epoch": epoch,
         }
         assert (tombstone["key"], tombstone["value"]) == (f"{codec}-gone", None)
         assert (binary["key"], binary["value"]) == (None, base64.b64encode(NOT_UTF8).decode())

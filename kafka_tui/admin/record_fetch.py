@@ -1,0 +1,180 @@
+"""Whole records by Fetch requests of kafka-tui's own, for `messages read` (issue 50).
+
+aiokafka's consumer built a ConsumerRecord per record in Python, then `records.py` a Record
+from it: ~30% of a bulk read's CPU (bench/records.py), and the batch's partition leader
+epoch lost on the way (aiokafka's batch objects read it but expose no property). Here Fetch
+(kio's schemas, v4-12: the last stable offset and aborted transactions; from v13 topics are
+named by id) goes to each partition's leader over kafka-tui's connection layer, and the
+answers' record batches are walked with aiokafka's C batch readers (`MemoryRecords`: format
+v2 batches and v0/v1 message sets, every codec), each record taken once into a `Record`.
+
+As Kafka's consumer does: control batches are never shown; under read_committed the batches
+of a transaction the answer lists as aborted are skipped, from its first offset until that
+producer's abort marker (KIP-98); a v2 batch's next offset counts records compaction removed
+from its end. The leader epoch is each v2 batch header's PartitionLeaderEpoch (bytes 12-15;
+v0/v1 message sets have none): read beside the walk from the batch lengths, not decoded.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from .connection import AdminConnection
+from .protocol_group_changes import ListedOffset, ListOffsetsRequest
+from .wire import Api, WireRequest, millis, nested, shape
+
+READ_UNCOMMITTED = 0
+READ_COMMITTED = 1
+ISOLATION = {"read_uncommitted": READ_UNCOMMITTED, "read_committed": READ_COMMITTED}
+# Per partition and per answer. 1 MB (aiokafka's default): 4 MB cost ~10% more CPU in a bulk read
+# (bigger buffers allocated and freed per answer; bench/records.py, 300,000 records).
+PARTITION_FETCH_BYTES = 1 << 20
+FETCH_BYTES = 16 << 20
+# How long a leader holds a Fetch with nothing new (a followed read's tail).
+FETCH_WAIT_MS = 500
+_INT32 = struct.Struct(">i")
+_LEADER_EPOCH_AT = 12  # baseOffset int64, batchLength int32, partitionLeaderEpoch int32
+_MAGIC_AT = 16
+_HEADER_BEFORE_LENGTH = 12  # baseOffset + batchLength: what batchLength does not count
+
+
+class FetchRequest(WireRequest):
+    """Records of `offsets` (partition -> fetch offset) of `topic` from their leader, under
+    `isolation` (READ_COMMITTED or READ_UNCOMMITTED); no fetch session, no group."""
+
+    API = Api(1, "Fetch", 4, 12)
+    API_KEY = 1
+
+    def __init__(
+        self,
+        topic: str,
+        offsets: Mapping[int, int],
+        isolation: int = READ_COMMITTED,
+        *,
+        wait_ms: int = FETCH_WAIT_MS,
+        partition_bytes: int = PARTITION_FETCH_BYTES,
+        total_bytes: int = FETCH_BYTES,
+    ) -> None:
+        self.topic = topic
+        self.offsets = offsets
+        self.isolation = isolation
+        self.wait_ms = wait_ms
+        self.partition_bytes = partition_bytes
+        self.total_bytes = total_bytes
+
+    def message(self, version: int) -> Any:
+        request = self.API.request_type(version)
+        topic = nested(request, "FetchTopic")
+        partition = nested(request, "FetchPartition")
+        return shape(
+            request,
+            replica_id=-1,
+            max_wait=millis(self.wait_ms),
+            min_bytes=1,
+            max_bytes=self.total_bytes,
+            isolation_level=self.isolation,
+            session_id=0,
+            session_epoch=-1,  # no fetch session: every request names its partitions
+            topics=(
+                shape(
+                    topic,
+                    topic=self.topic,
+                    partitions=tuple(
+                        shape(
+                            partition,
+                            partition=p,
+                            current_leader_epoch=-1,
+                            fetch_offset=offset,
+                            last_fetched_epoch=-1,
+                            log_start_offset=-1,
+                            partition_max_bytes=self.partition_bytes,
+                        )
+                        for p, offset in self.offsets.items()
+                    ),
+                ),
+            ),
+            forgotten_topics_data=(),
+            rack_id="",
+        )
+
+
+def data_batches(
+    data: bytes, aborted: Sequence[Any], isolation: int
+) -> Iterator[tuple[Any, int | None, int]]:
+    """The record batches of one partition's Fetch answer that hold data to show, each with
+    its leader epoch (None: a v0/v1 message set) and the offset after it; batches skipped
+    (control, aborted) yield nothing but move the next one's start (see `skipped_to`).
+
+    Yields (batch, leader_epoch, next_offset). A trailing partial batch (the answer cut at
+    its size limit) is not yielded: the next Fetch starts at it."""
+    from aiokafka.record.memory_records import MemoryRecords
+
+    pending = sorted(((a.first_offset, a.producer_id) for a in aborted), reverse=True)
+    aborting: set[int] = set()
+    memory = MemoryRecords(data)
+    at = 0
+    while (batch := memory.next_batch()) is not None:
+        view = memoryview(data)
+        epoch = (
+            _INT32.unpack_from(view, at + _LEADER_EPOCH_AT)[0]
+            if data[at + _MAGIC_AT] >= 2
+            else None
+        )
+        at += _HEADER_BEFORE_LENGTH + _INT32.unpack_from(view, at + 8)[0]
+        producer = batch.producer_id  # None: a v0/v1 message set
+        if batch.is_control_batch:
+            if isolation == READ_COMMITTED and producer is not None and _abort_marker(batch):
+                aborting.discard(producer)
+            yield None, epoch, batch.next_offset
+            continue
+        if isolation == READ_COMMITTED and producer is not None and producer >= 0:
+            while pending and pending[-1][0] <= batch.base_offset:
+                aborting.add(pending.pop()[1])
+            if batch.is_transactional and producer in aborting:
+                yield None, epoch, batch.next_offset
+                continue
+        yield batch, epoch, batch.next_offset
+
+
+def _abort_marker(batch: Any) -> bool:
+    from aiokafka.record.control_record import ABORT_MARKER, ControlRecord
+
+    for record in batch:
+        return bool(ControlRecord.parse(record.key) == ABORT_MARKER)
+    return False
+
+
+class RecordConnection(AdminConnection):
+    """The reads a record reader needs, over kafka-tui's connection layer."""
+
+    async def leaders(self, topic: str) -> dict[int, int]:
+        """partition -> its leader (partitions without one left out)."""
+        answer = await self._metadata([topic])
+        found: dict[int, int] = {}
+        for t in answer.topics:
+            if t.name == topic and t.error_code == 0:
+                found = {p.partition_index: p.leader_id for p in t.partitions if p.leader_id >= 0}
+        return found
+
+    async def fetch(self, broker: int, request: FetchRequest) -> Any:
+        return await self._send(request, broker, extra_ms=request.wait_ms)
+
+    async def offsets(
+        self, topic: str, wanted: Mapping[int, int], isolation: int
+    ) -> dict[int, ListedOffset]:
+        """ListOffsets of `wanted` (partition -> EARLIEST, LATEST or a timestamp) at each
+        partition's leader; LATEST under read_committed is the last stable offset. A
+        partition without a leader is left out."""
+        leaders = await self.leaders(topic)
+        by_leader: dict[int, dict[tuple[str, int], int]] = {}
+        for p, spec in wanted.items():
+            if p in leaders:
+                by_leader.setdefault(leaders[p], {})[(topic, p)] = spec
+        found: dict[int, ListedOffset] = {}
+        for broker, asked in by_leader.items():
+            request = ListOffsetsRequest(asked, self.settings.request_timeout_ms, isolation)
+            for answer in ListOffsetsRequest.answer(await self._send(request, broker)):
+                found[answer.partition] = answer
+        return found
