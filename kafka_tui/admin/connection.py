@@ -330,7 +330,10 @@ class AdminConnection:
         `retry=False`: the answer must come from `node` itself."""
         names = None if topics is None else list(topics)
         request = protocol.MetadataRequest(names, partitions=partitions)
-        response = request.answer(await self._send(request, node, retry=retry))
+        answer = await self._send(request, node, retry=retry)
+        if isinstance(answer, protocol.UndecodedMetadata):  # every topic: off the loop
+            answer = await asyncio.to_thread(answer.decode)
+        response = request.answer(answer)
         self.cluster_id = response.cluster_id or self.cluster_id
         return response
 

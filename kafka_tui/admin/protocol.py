@@ -149,6 +149,19 @@ def metadata_answer(response: Any, partitions: bool = True) -> Metadata:
     return Metadata(throttle, brokers, cluster_id, response.controller_id, topics, {})
 
 
+class UndecodedMetadata(NamedTuple):
+    """A Metadata v12 answer about every topic with their partitions, as bytes: the largest
+    answer kafka-tui reads (2,000,000 partitions: seconds to decode), decoded by the caller
+    off the event loop (`decode`), so that a screen's keys and redraws do not wait for it
+    (issue 52)."""
+
+    data: bytes
+    pos: int
+
+    def decode(self) -> Metadata:
+        return decode_metadata_response(self.data, self.pos)[0]
+
+
 class MetadataRequest(WireRequest):
     """Metadata for `topics` (None: every topic). Never asks the broker to create a topic.
     `partitions=False`: the answer's partitions are only counted."""
@@ -178,6 +191,8 @@ class MetadataRequest(WireRequest):
     def read(self, version: int) -> Callable[[bytes, int], tuple[Any, int]]:
         if version == 12:
             partitions = self.partitions
+            if self.topics is None and partitions and type(self) is MetadataRequest:
+                return lambda data, pos: (UndecodedMetadata(data, pos), len(data))
             return lambda data, pos: decode_metadata_response(data, pos, partitions)
         generated = super().read(version)
         partitions = self.partitions
