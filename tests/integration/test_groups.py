@@ -15,7 +15,6 @@ import csv
 import datetime
 import io
 import json
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,12 +24,14 @@ from aiokafka import AIOKafkaProducer
 
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
 from kafka_tui.admin.protocol_group_changes import OffsetCommitRequest
+from kafka_tui.devcluster.jars import ensure_kafka
+from kafka_tui.devcluster.node import java_bin
 from kafka_tui.services.groups import describe_groups
 
 from ..conftest import Cluster
+from ..java_mains import run_mains
 from .test_cli import run, run_json
 from .test_consumer_groups import ActiveMember, commit_and_leave, create
-from .test_group_kinds import _java
 
 Names = Callable[[str], str]
 PARTITIONS = 3
@@ -39,16 +40,21 @@ STEP_MS = 15 * 60_000  # between two records' timestamps
 COMMITTED = {0: 3, 1: 5, 2: 9}
 
 
-def _tool(cluster: Cluster, *args: str) -> str:
-    """kafka-consumer-groups.sh of the cluster's own Kafka release."""
-    done = subprocess.run(
-        _java(cluster, "group.ConsumerGroupCommand", *args),
-        capture_output=True,
-        text=True,
-        timeout=120,
+def _tools(cluster: Cluster, calls: list[list[str]]) -> list[dict[tuple[str, int], int]]:
+    """kafka-consumer-groups.sh of the cluster's own Kafka release, once per call (one JVM):
+    the offsets of each call's CSV output."""
+    state = cluster.dev.load()
+    assert state is not None
+    classpath = ensure_kafka(state.version, cluster.dev.cache).classpath
+    tool = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
+    done = run_mains(
+        java_bin(),
+        classpath,
+        [[tool, "--bootstrap-server", cluster.bootstrap_servers, *args] for args in calls],
     )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    return done.stdout
+    for (code, text), args in zip(done, calls, strict=True):
+        assert code == 0, (args, text[-2000:])
+    return [_csv_offsets(text) for _, text in done]
 
 
 def _csv_offsets(text: str) -> dict[tuple[str, int], int]:
@@ -125,22 +131,20 @@ def test_each_reset_mode_previews_what_kafka_consumer_groups_sh_would(
     ]
     if cluster.mode == "zk":
         modes = [m for m in modes if m[0] in ("--to-datetime", "--by-duration", "--from-file")]
-    for mode in modes:
-        scope = ["--all-topics"] if mode[0] == "--to-current" else ["--topic", topic]
-        if mode[0] == "--from-file":
-            scope = []
-        theirs = _csv_offsets(
-            _tool(
-                cluster,
-                "--group",
-                group,
-                "--reset-offsets",
-                *scope,
-                *mode,
-                "--dry-run",
-                "--export",
-            )
-        )
+    scopes = [
+        [] if m[0] == "--from-file" else ["--all-topics"] if m[0] == "--to-current" else
+        ["--topic", topic]
+        for m in modes
+    ]  # fmt: skip
+    # Every mode's dry run in one JVM of the cluster's own tool (a JVM start each: ~2.5 CPU-s).
+    answers = _tools(
+        cluster,
+        [
+            ["--group", group, "--reset-offsets", *scope, *mode, "--dry-run", "--export"]
+            for scope, mode in zip(scopes, modes, strict=True)
+        ],
+    )
+    for scope, mode, theirs in zip(scopes, modes, answers, strict=True):
         ours = _ours(capsys, cluster, group, *scope, *mode)
         assert theirs, mode
         assert ours == theirs, mode
