@@ -105,8 +105,13 @@ def load_of(topics: list[TopicDescription]) -> Load:
     """Load.from_assignments of every partition's replicas, counted by distinct replica
     list first (in C: a read's equal lists are one tuple, a few hundred on 2,000,000
     partitions, where the list-by-list count took over a second; issue 52). The brokers come
-    in the same order."""
-    lists = Counter(map(_REPLICAS, chain.from_iterable(map(_PARTITIONS, topics))))
+    in the same order. A slice of 5,000 topics at a time: a C loop over every partition
+    holds the interpreter for its whole length, and the screen's thread waits."""
+    lists: Counter[tuple[int, ...]] = Counter()
+    for start in range(0, len(topics), 5000):  # in C, a slice at a time: see below
+        lists.update(
+            map(_REPLICAS, chain.from_iterable(map(_PARTITIONS, topics[start : start + 5000])))
+        )
     replicas: dict[int, int] = {}
     leaders: dict[int, int] = {}
     for ids, count in lists.items():

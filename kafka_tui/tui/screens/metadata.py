@@ -349,6 +349,18 @@ class MetadataScreen(KafkaScreen):
         min_isr = self.min_isr
         if self.filters.needs_min_isr:
             min_isr = await min_insync_replicas(self.admin, [t.name for t in topics])
+        # Off the UI thread: at 2,000,000 partitions this pass takes about a second, which
+        # keys and redraws would otherwise wait for (issue 52).
+        live, own = set(cluster.live_broker_ids), self.profile.placeholders_topic
+        view = await asyncio.to_thread(TopicsView.of, topics, live, min_isr, own)
+        self._show_banner(None)
+        self.cluster, self.min_isr = cluster, min_isr
+        self.topics, self.rows, self._names = view.by_name, view.rows, view.names
+        self._health = view.health
+        self.query_one("#cluster-header", Static).update(cluster_line(cluster, self.profile))
+        self.apply_filters()
+        # The rows are drawn while the marks are read (placeholders, moves): they count
+        # every partition again, and a first frame of a large cluster need not wait.
         placeholders = await read_placeholder_state(
             self.admin, placeholder_store(self, self.profile), cluster, topics
         )
@@ -356,18 +368,10 @@ class MetadataScreen(KafkaScreen):
             moving = {r.topic for r in await self.admin.list_partition_reassignments()}
         except AdminError:  # e.g. no permission to list them: the mark is a hint only
             moving = set()
-        # Off the UI thread: at 2,000,000 partitions this pass takes about a second, which
-        # keys and redraws would otherwise wait for (issue 52).
-        live, own = set(cluster.live_broker_ids), self.profile.placeholders_topic
-        view = await asyncio.to_thread(TopicsView.of, topics, live, min_isr, own)
-        self.query_one(TopicTable).reassigning = frozenset(moving)
-        self._show_banner(None)
+        table = self.query_one(TopicTable)
+        table.reassigning = frozenset(moving)
         self._show_fill_banner(placeholders)
-        self.cluster, self.min_isr = cluster, min_isr
-        self.topics, self.rows, self._names = view.by_name, view.rows, view.names
-        self._health = view.health
-        self.query_one("#cluster-header", Static).update(cluster_line(cluster, self.profile))
-        self.apply_filters()
+        table.refresh()
         # The collections the pause held back come due now; run them once the table is on
         # screen rather than on the next keystroke.
         self.call_after_refresh(gc.collect)
