@@ -26,7 +26,7 @@ from ..admin.records import Acks, Start, Stop
 from ..config import Profile
 from ..fields import FieldError
 from ..services.codecs import FORMATS
-from ..services.parsing import UsageError
+from ..services.parsing import UsageError, epoch_ms
 from .registry_flags import add_produce_registry_flags, add_registry_flags, registry_from_args
 
 if TYPE_CHECKING:
@@ -131,17 +131,10 @@ def _time(flag: str, text: str | None) -> int | None:
     """ms since the epoch from ISO-8601 (UTC unless it names a zone) or a number of ms."""
     if text is None:
         return None
-    if text.isdigit():
-        return int(text)
     try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise UsageError(
-            f"{flag}: '{text}' is not an ISO-8601 time (e.g. 2026-11-27T10:00:00Z)"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+        return epoch_ms(text)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
 
 
 def _not_negative(flag: str, value: int | None) -> None:

@@ -17,6 +17,23 @@ class UsageError(ValueError):
     message says what and how to fix it."""
 
 
+def epoch_ms(text: str) -> int:
+    """Milliseconds since the epoch from a whole number of them or an ISO-8601 time (UTC
+    unless it names a zone), as `messages read --from-time` and the records screen's start
+    box take it; ValueError says what to type."""
+    from datetime import UTC, datetime
+
+    if text.isdigit():
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"'{text}' is not an ISO-8601 time (e.g. 2026-11-27T10:00:00Z)") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
+
+
 def topic_regex(text: str, field: Field = Field.TOPIC_PATTERN) -> re.Pattern[str]:
     """kafka-topics.sh's --topic: a regular expression that must match a whole topic name."""
     try:

@@ -7,6 +7,7 @@ import pytest
 from kafka_tui.admin.validation import collision_warning, topic_name_problem
 from kafka_tui.cli.words import field_error_text
 from kafka_tui.fields import Field, FieldError
+from kafka_tui.services import parsing
 from kafka_tui.services.parsing import (
     add_config,
     config_pairs,
@@ -57,3 +58,12 @@ def test_topic_name_rules_match_kafkas_messages() -> None:
     assert topic_name_problem("x" * 249) is None
     assert "contains a character other than" in (topic_name_problem("ünïcode") or "")
     assert collision_warning("a.b_c") and not collision_warning("a.b.c")
+
+
+def test_epoch_ms_takes_milliseconds_or_iso_8601_utc_unless_a_zone_is_named() -> None:
+    assert parsing.epoch_ms("1795773600000") == 1_795_773_600_000
+    assert parsing.epoch_ms("2026-11-27T10:00:00Z") == 1_795_773_600_000
+    assert parsing.epoch_ms("2026-11-27T10:00:00") == 1_795_773_600_000  # UTC
+    assert parsing.epoch_ms("2026-11-27T11:00:00+01:00") == 1_795_773_600_000
+    with pytest.raises(ValueError, match="'yesterday' is not an ISO-8601 time"):
+        parsing.epoch_ms("yesterday")

@@ -37,6 +37,7 @@ from ...services.messages import (
     compile_filter,
     open_read,
 )
+from ...services.parsing import epoch_ms
 from ...services.ports import AdminPort
 from ...services.registry_access import profile_schemas
 from .. import notices
@@ -77,14 +78,11 @@ def parse_start(text: str) -> Start | None:
     if text.isdigit():
         return Start(offset=int(text))
     try:
-        moment = datetime.fromisoformat(text)
+        return Start(timestamp=epoch_ms(text))
     except ValueError:
         raise ValueError(
             f"'{text}' is neither an offset nor an ISO-8601 time (e.g. 2026-11-27T10:00:00Z)."
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return Start(timestamp=int(moment.timestamp() * 1000))
 
 
 def start_words(start: Start | None) -> str:
