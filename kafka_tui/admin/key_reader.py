@@ -6,11 +6,12 @@ consumer, read_committed: the last stable offset), so records produced while rea
 counted. The same reader runs in process and inside Spark's executors (one range or several
 each).
 
-`read_keys` sends its own Fetch requests (kio's schemas, v4-12: read_committed, no session,
-no group: nothing joined, nothing committed) over kafka-tui's connection layer to each
-partition's leader, and walks the answers' record batches with aiokafka's C batch readers
-(`MemoryRecords`: message format v2 batches and v0/v1 message sets, every codec aiokafka
-decompresses), taking only what a key report needs: key, key + value size, timestamp.
+`read_keys` sends its own Fetch requests (record_fetch.py, which `messages read` uses too:
+kio's schemas, v4-12, read_committed, no session, no group: nothing joined, nothing
+committed) over kafka-tui's connection layer to each partition's leader, and walks the
+answers' record batches with aiokafka's C batch readers (`MemoryRecords`: message format v2
+batches and v0/v1 message sets, every codec aiokafka decompresses), taking only what a key
+report needs: key, key + value size, timestamp.
 aiokafka's consumer built a ConsumerRecord per record through Python code, ~65% of a read's
 CPU (bench/topic_keys.py). As Kafka's consumer does under read_committed: control batches
 are skipped, and so are the batches of a transaction the answer lists as aborted, from its
@@ -29,16 +30,15 @@ from typing import Any
 
 from aiokafka.errors import KafkaError
 
-from .connection import AdminConnection, security_kwargs
+from .connection import security_kwargs
 from .errors import AdminError, error_name, sentence
 from .model import ConnectionSettings
-from .wire import Api, WireRequest, code, millis, nested, shape
+from .record_fetch import READ_COMMITTED, FetchRequest, RecordConnection, data_batches
+from .wire import code
 
 # Bigger fetches than aiokafka's 1 MB per partition: a whole-topic scan is throughput-bound.
 _PARTITION_FETCH_BYTES = 8 << 20
 _FETCH_BYTES = 32 << 20
-_FETCH_WAIT_MS = 500
-READ_COMMITTED = 1
 # The partition's leader moved, or is not known yet: read the metadata again, ask the new one.
 # UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, KAFKA_STORAGE_ERROR,
 # FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, OFFSET_NOT_AVAILABLE
@@ -120,54 +120,6 @@ async def offset_ranges(
     return [OffsetRange(tp.partition, starts[tp], ends[tp]) for tp in tps]
 
 
-class FetchRequest(WireRequest):
-    """Records of `offsets` (partition -> fetch offset) of `topic`, read_committed, from their
-    leader. v4 (Kafka 0.11) is the first with the last stable offset and aborted
-    transactions; from v13 topics are named by id, which this reader has no use for."""
-
-    API = Api(1, "Fetch", 4, 12)
-    API_KEY = 1
-
-    def __init__(self, topic: str, offsets: Mapping[int, int]) -> None:
-        self.topic = topic
-        self.offsets = offsets
-
-    def message(self, version: int) -> Any:
-        request = self.API.request_type(version)
-        topic = nested(request, "FetchTopic")
-        partition = nested(request, "FetchPartition")
-        return shape(
-            request,
-            replica_id=-1,
-            max_wait=millis(_FETCH_WAIT_MS),
-            min_bytes=1,
-            max_bytes=_FETCH_BYTES,
-            isolation_level=READ_COMMITTED,
-            session_id=0,
-            session_epoch=-1,  # no fetch session: every request names its partitions
-            topics=(
-                shape(
-                    topic,
-                    topic=self.topic,
-                    partitions=tuple(
-                        shape(
-                            partition,
-                            partition=p,
-                            current_leader_epoch=-1,
-                            fetch_offset=offset,
-                            last_fetched_epoch=-1,
-                            log_start_offset=-1,
-                            partition_max_bytes=_PARTITION_FETCH_BYTES,
-                        )
-                        for p, offset in self.offsets.items()
-                    ),
-                ),
-            ),
-            forgotten_topics_data=(),
-            rack_id="",
-        )
-
-
 @dataclass
 class _Reading:
     """One partition's ranges left to read and where the current one stands."""
@@ -220,68 +172,27 @@ def _lengths(values: list[Any]) -> list[int]:
         return [0 if v is None else len(v) for v in values]
 
 
-def _aborted_marker(batch: Any) -> bool:
-    from aiokafka.record.control_record import ABORT_MARKER, ControlRecord
-
-    for record in batch:
-        return bool(ControlRecord.parse(record.key) == ABORT_MARKER)
-    return False
-
-
 def _walk(
     partition: int, reading: _Reading, data: bytes, aborted: Sequence[Any], into: _Columns
 ) -> bool:
     """The whole batches of `data` into `into`, from the reading's position to its end;
     moves the position past them. False when `data` held no whole batch."""
-    from aiokafka.record.memory_records import MemoryRecords
-
-    pending = sorted(((a.first_offset, a.producer_id) for a in aborted), reverse=True)
-    aborting: set[int] = set()
-    memory = MemoryRecords(data)
     whole = False
-    while (batch := memory.next_batch()) is not None:
+    for batch, _, after in data_batches(data, aborted, READ_COMMITTED):
         whole = True
         start, end = reading.position, reading.end
         if start >= end:
             break
-        producer = batch.producer_id  # None: a v0/v1 message set
-        if producer is not None and producer >= 0:
-            while pending and pending[-1][0] <= batch.base_offset:
-                aborting.add(pending.pop()[1])
-            if batch.is_control_batch:
-                if _aborted_marker(batch):
-                    aborting.discard(producer)
-                reading.position = max(start, batch.next_offset)
-                continue
-            if batch.is_transactional and producer in aborting:
-                reading.position = max(start, batch.next_offset)
-                continue
-        elif batch.is_control_batch:
-            reading.position = max(start, batch.next_offset)
-            continue
-        records = list(batch)
-        if records and not (start <= records[0].offset and records[-1].offset < end):
-            # A batch across the range's start or end (ranges cut a partition anywhere), or a
-            # compressed v0/v1 message set holding records before the fetch offset.
-            records = [r for r in records if start <= r.offset < end]
-        into.add(partition, records)
+        if batch is not None:
+            records = list(batch)
+            if records and not (start <= records[0].offset and records[-1].offset < end):
+                # A batch across the range's start or end (ranges cut a partition anywhere),
+                # or a compressed v0/v1 message set holding records before the fetch offset.
+                records = [r for r in records if start <= r.offset < end]
+            into.add(partition, records)
         # A v2 batch's next offset counts records compaction removed from its end.
-        reading.position = max(start, batch.next_offset)
+        reading.position = max(start, after)
     return whole
-
-
-class _KeyConnection(AdminConnection):
-    async def leaders(self, topic: str) -> dict[int, int]:
-        """partition -> its leader (partitions without one left out)."""
-        answer = await self._metadata([topic])
-        found: dict[int, int] = {}
-        for t in answer.topics:
-            if t.name == topic and t.error_code == 0:
-                found = {p.partition_index: p.leader_id for p in t.partitions if p.leader_id >= 0}
-        return found
-
-    async def fetch(self, broker: int, request: FetchRequest) -> Any:
-        return await self._send(request, broker, extra_ms=_FETCH_WAIT_MS)
 
 
 async def read_keys(
@@ -305,7 +216,7 @@ async def read_keys(
             take((columns.partitions, columns.keys, columns.sizes, columns.stamps))
             read += len(columns.keys)
 
-    async with _KeyConnection(settings) as connection:
+    async with RecordConnection(settings) as connection:
         moved = time.monotonic()
         while left:
             before = {p: r.position for p, r in left.items()}
@@ -333,7 +244,7 @@ async def read_keys(
 
 
 async def _read_from(
-    connection: _KeyConnection,
+    connection: RecordConnection,
     broker: int,
     topic: str,
     readings: dict[int, _Reading],
@@ -348,7 +259,7 @@ async def _read_from(
     try:
         while active:
             if answer is None:
-                request = FetchRequest(topic, {p: r.position for p, r in active.items()})
+                request = _request(topic, {p: r.position for p, r in active.items()})
                 answer = asyncio.ensure_future(connection.fetch(broker, request))
             response = await answer
             answer = None
@@ -392,7 +303,7 @@ async def _read_from(
                 # A batch larger than the per-partition limit comes whole only for a
                 # request's first partition (KIP-74): such partitions go first.
                 order = cut + [p for p in active if p not in cut]
-                request = FetchRequest(topic, {p: active[p].position for p in order})
+                request = _request(topic, {p: active[p].position for p in order})
                 answer = asyncio.ensure_future(connection.fetch(broker, request))
             deliver(columns)
             if time.monotonic() - moved > STALL_S:
@@ -401,6 +312,16 @@ async def _read_from(
         if answer is not None:
             answer.cancel()
     return finished
+
+
+def _request(topic: str, offsets: dict[int, int]) -> FetchRequest:
+    return FetchRequest(
+        topic,
+        offsets,
+        READ_COMMITTED,
+        partition_bytes=_PARTITION_FETCH_BYTES,
+        total_bytes=_FETCH_BYTES,
+    )
 
 
 def _stalled(topic: str, readings: Mapping[int, _Reading]) -> AdminError:

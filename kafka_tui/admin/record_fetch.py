@@ -103,20 +103,19 @@ class FetchRequest(WireRequest):
 def data_batches(
     data: bytes, aborted: Sequence[Any], isolation: int
 ) -> Iterator[tuple[Any, int | None, int]]:
-    """The record batches of one partition's Fetch answer that hold data to show, each with
-    its leader epoch (None: a v0/v1 message set) and the offset after it; batches skipped
-    (control, aborted) yield nothing but move the next one's start (see `skipped_to`).
-
-    Yields (batch, leader_epoch, next_offset). A trailing partial batch (the answer cut at
-    its size limit) is not yielded: the next Fetch starts at it."""
+    """Each whole record batch of one partition's Fetch answer as (batch, leader_epoch,
+    next_offset): `batch` None where it holds nothing to show (a control batch; under
+    READ_COMMITTED an aborted transaction's), the leader epoch None in a v0/v1 message set.
+    A trailing partial batch (the answer cut at its size limit) is not yielded: the next
+    Fetch starts at it."""
     from aiokafka.record.memory_records import MemoryRecords
 
     pending = sorted(((a.first_offset, a.producer_id) for a in aborted), reverse=True)
     aborting: set[int] = set()
     memory = MemoryRecords(data)
+    view = memoryview(data)
     at = 0
     while (batch := memory.next_batch()) is not None:
-        view = memoryview(data)
         epoch = (
             _INT32.unpack_from(view, at + _LEADER_EPOCH_AT)[0]
             if data[at + _MAGIC_AT] >= 2
@@ -124,17 +123,19 @@ def data_batches(
         )
         at += _HEADER_BEFORE_LENGTH + _INT32.unpack_from(view, at + 8)[0]
         producer = batch.producer_id  # None: a v0/v1 message set
-        if batch.is_control_batch:
-            if isolation == READ_COMMITTED and producer is not None and _abort_marker(batch):
-                aborting.discard(producer)
-            yield None, epoch, batch.next_offset
-            continue
         if isolation == READ_COMMITTED and producer is not None and producer >= 0:
+            # aborted transactions begun at or before this batch, control batches included
+            # (as Kafka's and aiokafka's consumers do): a marker then ends its producer's
             while pending and pending[-1][0] <= batch.base_offset:
                 aborting.add(pending.pop()[1])
-            if batch.is_transactional and producer in aborting:
+            if batch.is_control_batch and _abort_marker(batch):
+                aborting.discard(producer)
+            elif batch.is_transactional and producer in aborting:
                 yield None, epoch, batch.next_offset
                 continue
+        if batch.is_control_batch:
+            yield None, epoch, batch.next_offset
+            continue
         yield batch, epoch, batch.next_offset
 
 
