@@ -90,6 +90,22 @@ def test_v2_batches_with_transactions_every_codec(codec: int) -> None:
     assert (keys, position) == ([None, b"b", b"yes", b"c"], 11)
 
 
+def test_an_abort_marker_first_in_an_answer_ends_its_transaction_there() -> None:
+    """An answer that starts after the aborted transaction's data (a fetch from its marker
+    on): the aborted list still names it, and the marker ends it; the producer's next,
+    committed transaction counts. (Taken only at data batches, the pending abort was taken at
+    the next one, and that committed transaction skipped.)"""
+    log = b"".join(
+        [
+            _marker(5, 7, abort=True),
+            _v2(6, [(b"kept", b"1")], 0, producer=7, transactional=True),
+            _marker(7, 7, abort=False),
+        ]
+    )
+    keys, _, _, position = _read(log, 5, 8, [Aborted(7, 3)])
+    assert (keys, position) == ([b"kept"], 8)
+
+
 @pytest.mark.parametrize(("magic", "codec"), [(0, 0), (0, GZIP), (1, 0), (1, SNAPPY), (1, LZ4)])
 def test_legacy_message_sets(magic: int, codec: int) -> None:
     log = _legacy(magic, 10, [b"k0", None, b"k2"], codec) + _legacy(magic, 13, [b"k3"], codec)
