@@ -147,10 +147,10 @@ def _progress(asked: bool, engine: str) -> Iterator[Callable[[SearchProgress], N
 
 async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> int:
     from ..services.message_search import SearchRequest, open_search
-    from .messages import _interruptible, _not_negative, _time
+    from .record_lines import interruptible, not_negative, time_flag
     from .spark_flags import spark_conf
 
-    _not_negative("--limit", args.limit)
+    not_negative("--limit", args.limit)
     if args.engine == "spark":
         import importlib.util
 
@@ -160,13 +160,13 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
                 f"--engine spark needs {' and '.join(missing)} (install kafka-tui[spark])"
             )
     for p in args.partition or ():
-        _not_negative("--partition", p)
+        not_negative("--partition", p)
     request = SearchRequest(
         topic=args.topic,
         filter=args.filter,
         partitions=tuple(args.partition or ()),
-        from_ms=_time("--from-time", args.from_time),
-        until_ms=_time("--until-time", args.until_time),
+        from_ms=time_flag("--from-time", args.from_time),
+        until_ms=time_flag("--until-time", args.until_time),
         limit=args.limit,
         isolation=args.isolation,
         key_format=args.key_format,
@@ -178,7 +178,7 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     schemas = registry_from_args(args, profile)
     try:
         search = await open_search(admin, request, schemas)
-        return await _interruptible(_print(args, search))
+        return await interruptible(_print(args, search))
     finally:
         if schemas is not None:
             schemas.close()
@@ -186,9 +186,9 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
 
 async def _print(args: argparse.Namespace, search: Any) -> int:
     from ..services.message_search import document_line
-    from .messages import _Printer
+    from .record_lines import Printer
 
-    out = _Printer(args.output)
+    out = Printer(args.output)
     try:
         with _progress(args.progress, search.request.engine) as show:
             async for documents in search.matches(show):

@@ -11,13 +11,10 @@ decoded as asked or Kafka refused one, 2 on usage errors.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import gc
 import json
-import signal
 import sys
 from dataclasses import replace
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +23,8 @@ from ..admin.records import Acks, Start, Stop
 from ..config import Profile
 from ..fields import FieldError
 from ..services.codecs import FORMATS
-from ..services.parsing import UsageError, epoch_ms
+from ..services.parsing import UsageError
+from .record_lines import Printer, interruptible, not_negative, time_flag
 from .registry_flags import add_produce_registry_flags, add_registry_flags, registry_from_args
 
 if TYPE_CHECKING:
@@ -127,40 +125,25 @@ def _formats(parser: argparse.ArgumentParser) -> None:
         )
 
 
-def _time(flag: str, text: str | None) -> int | None:
-    """ms since the epoch from ISO-8601 (UTC unless it names a zone) or a number of ms."""
-    if text is None:
-        return None
-    try:
-        return epoch_ms(text)
-    except ValueError as exc:
-        raise UsageError(f"{flag}: {exc}") from None
-
-
-def _not_negative(flag: str, value: int | None) -> None:
-    if value is not None and value < 0:
-        raise UsageError(f"{flag}: must be at least 0, not {value}")
-
-
 def read_request(args: argparse.Namespace) -> Any:
     from ..services.messages import ReadRequest
 
     for flag in ("offset", "last", "limit"):
-        _not_negative(f"--{flag}", getattr(args, flag))
+        not_negative(f"--{flag}", getattr(args, flag))
     for p in args.partition or ():
-        _not_negative("--partition", p)
+        not_negative("--partition", p)
     follow_tail = args.follow and not (
         args.from_beginning or args.offset is not None or args.from_time or args.last
     )
     start = Start(
         offset=args.offset,
-        timestamp=_time("--from-time", args.from_time),
+        timestamp=time_flag("--from-time", args.from_time),
         last=args.last,
         end=follow_tail,
     )
     stop = Stop(
         limit=args.limit,
-        until_timestamp=_time("--until-time", args.until_time),
+        until_timestamp=time_flag("--until-time", args.until_time),
         follow=args.follow,
     )
     return ReadRequest(
@@ -190,36 +173,18 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin) -> 
     schemas = registry_from_args(args, profile)
     try:
         if args.action == "read":
-            return await _interruptible(_read(args, admin, schemas))
+            return await interruptible(_read(args, admin, schemas))
         return await _produce(args, admin, schemas)
     finally:
         if schemas is not None:
             schemas.close()
 
 
-async def _interruptible(work: Any) -> int:
-    """ctrl+c ends the read cleanly: what was read is printed (and committed with --group)."""
-    task = asyncio.ensure_future(work)
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, task.cancel)
-    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals
-        return int(await task)
-    try:
-        return int(await task)
-    except asyncio.CancelledError:
-        if task.cancelled():
-            return 0
-        raise
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
-
-
 async def _read(args: argparse.Namespace, admin: KafkaAdmin, schemas: RecordSchemas | None) -> int:
     from ..services.messages import open_read
 
     read = await open_read(admin, read_request(args), schemas)
-    out = _Printer(args.output)
+    out = Printer(args.output)
     # A bulk read allocates a few objects per record and frees them a batch later: Python's
     # young-generation collection every 700 allocations scans them for nothing. 10-20% of a
     # 300,000-record read's CPU (bench/records.py).
@@ -239,61 +204,13 @@ async def _read(args: argparse.Namespace, admin: KafkaAdmin, schemas: RecordSche
     return 1 if read.undecodable else 0
 
 
-class _Printer:
-    def __init__(self, output: str) -> None:
-        self.output = output
-        self.stream = sys.stdout.buffer
-        self.first = True
-
-    def write_lines(self, lines: list[str]) -> None:
-        """Record objects as JSON lines: one per line (jsonl), or items of a list (json)."""
-        if self.output == "jsonl":
-            self.stream.write(("\n".join(lines) + "\n").encode())
-        else:
-            text = ",\n".join(lines)
-            self.stream.write(("[" if self.first else ",\n").encode() + text.encode())
-        self.first = False
-        self.stream.flush()
-
-    def write(self, documents: list[Any]) -> None:
-        """Record objects as table rows."""
-        if self.first:
-            self.stream.write(b"PARTITION\tOFFSET\tTIMESTAMP\tKEY\tVALUE\tHEADERS\n")
-        self.stream.write("".join(map(_row, documents)).encode())
-        self.first = False
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.output == "json":
-            self.stream.write(b"[]\n" if self.first else b"]\n")
-        self.stream.flush()
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, str):
-        return value.replace("\t", "\\t").replace("\n", "\\n")
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _row(d: Any) -> str:
-    moment = datetime.fromtimestamp(d["timestamp"] / 1000, UTC).isoformat(timespec="milliseconds")
-    headers = ",".join(f"{n}={v}" for n, v in d["headers"]) or "-"
-    error = f"\tERROR: {d['error']}" if "error" in d else ""
-    return (
-        f"{d['partition']}\t{d['offset']}\t{moment}\t{_cell(d['key'])}\t{_cell(d['value'])}"
-        f"\t{_cell(headers)}{error}\n"
-    )
-
-
 async def _produce(
     args: argparse.Namespace, admin: KafkaAdmin, schemas: RecordSchemas | None
 ) -> int:
     from ..services import messages
 
-    _not_negative("--partition", args.partition)
-    timestamp = _time("--timestamp", args.timestamp)
+    not_negative("--partition", args.partition)
+    timestamp = time_flag("--timestamp", args.timestamp)
     if args.register:
         _register(args, schemas)
     if args.file is not None:

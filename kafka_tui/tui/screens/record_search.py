@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import ClassVar
 
 from textual.widgets import Input, ProgressBar
 
@@ -25,11 +25,10 @@ from ...admin import AdminError
 from ...fields import FieldError
 from ...services.message_search import Search, SearchProgress, SearchRequest, open_search
 from ...services.messages import RecordDocument
+from ...services.ports import AdminPort
 from .. import notices
 from ..words import field_error_words
-
-if TYPE_CHECKING:
-    from .records import RecordsScreen
+from .base import KafkaScreen
 
 GROUP = "records"  # the screen's reads' group: a search and a read cancel each other
 NAME = "search"
@@ -37,7 +36,24 @@ _BAR = "records-search-progress"
 _REDRAW_S = 0.2  # progress shown at most this often
 
 
-def toggle_search(screen: RecordsScreen) -> None:
+class SearchingScreen(KafkaScreen):
+    """What a search needs of the records screen, which derives from it (records.py sets
+    these; this module does not import it)."""
+
+    WINDOW: ClassVar[int]
+    admin: AdminPort
+    topic: str
+    partition: int | None
+    following: bool
+    held: deque[RecordDocument]
+    filter_error: str | None
+    search_note: str | None
+
+    def apply_filter(self) -> None:
+        raise NotImplementedError
+
+
+def toggle_search(screen: SearchingScreen) -> None:
     """Start a search with the filter typed, or cancel the one running."""
     if any(w.name == NAME and w.node is screen and w.is_running for w in screen.workers):
         screen.workers.cancel_group(screen, GROUP)
@@ -58,7 +74,7 @@ def toggle_search(screen: RecordsScreen) -> None:
     )
 
 
-async def search(screen: RecordsScreen, expression: str) -> None:
+async def search(screen: SearchingScreen, expression: str) -> None:
     partitions = () if screen.partition is None else (screen.partition,)
     request = SearchRequest(screen.topic, expression, partitions, limit=screen.WINDOW)
     try:
@@ -137,11 +153,11 @@ def _scan(
     asyncio.run(run())
 
 
-def _progressed(screen: RecordsScreen, bar: ProgressBar, p: SearchProgress) -> None:
+def _progressed(screen: SearchingScreen, bar: ProgressBar, p: SearchProgress) -> None:
     bar.update(total=max(1, p.total), progress=p.scanned)
     screen.search_note = f"searching: {p.words()} (S stops)"
     screen.apply_filter()
 
 
-def _found(screen: RecordsScreen, documents: list[RecordDocument]) -> None:
+def _found(screen: SearchingScreen, documents: list[RecordDocument]) -> None:
     screen.held.extend(documents)

@@ -43,7 +43,6 @@ from ...services.registry_access import profile_schemas
 from .. import notices
 from ..words import field_error_words
 from . import record_search
-from .base import KafkaScreen
 from .produce import ProduceDialog
 
 if TYPE_CHECKING:
@@ -121,7 +120,7 @@ def detail_text(d: RecordDocument) -> str:
     return "\n".join(lines)
 
 
-class RecordsScreen(KafkaScreen):
+class RecordsScreen(record_search.SearchingScreen):
     """The records of `topic`, newest first."""
 
     profile: Profile
