@@ -55,6 +55,58 @@ def _progress(stream: TextIO, stage: str, done: int, total: int) -> None:
     stream.flush()
 
 
+def watch_tasks(
+    spark: Any, tasks: int, stream: TextIO, stop: threading.Event, units: int | None = None
+) -> None:
+    """Classic Spark only (a thread until `stop`): the completed tasks of the stage of `tasks`
+    tasks as "read" progress lines, in `units` (e.g. records, spread evenly over the tasks)
+    or in tasks."""
+    tracker = spark.sparkContext.statusTracker()
+    last = -1
+    total = tasks if units is None else units
+    while not stop.wait(0.5):
+        done = 0
+        for stage_id in tracker.getActiveStageIds():
+            info = tracker.getStageInfo(stage_id)
+            if info is not None and info.numTasks == tasks:
+                done = max(done, info.numCompletedTasks)
+        if done > last and done:
+            _progress(stream, "read", total * done // tasks, total)
+            last = done
+
+
+def job_main(prog: str, argv: list[str] | None, run: Any) -> int:
+    """The main of a job that takes (job file, output, master, KEY=VALUE...) and calls
+    `run(job, output, master, progress, conf)`: progress lines on the real stdout (anything
+    else written to fd 1, the JVM's included, lands on stderr), SIGTERM and SIGINT cancel,
+    a failure said as one "error" progress line. The key and search jobs' main."""
+    parser = argparse.ArgumentParser(prog=prog)
+    # Positional, so no flag name lives below the front ends (tests/unit/test_no_flags_*).
+    parser.add_argument("job", type=Path)
+    parser.add_argument("output", type=Path)
+    parser.add_argument("master")
+    parser.add_argument("conf", nargs="*", metavar="KEY=VALUE", help="Spark settings")
+    args = parser.parse_args(argv)
+    conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
+    progress = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    signal.signal(signal.SIGTERM, _cancel)
+    signal.signal(signal.SIGINT, _cancel)
+    try:
+        run(args.job, args.output, args.master, progress, conf)
+    except (Cancelled, KeyboardInterrupt) as exc:
+        _progress(progress, "cancelled", 0, 1)
+        print(f"cancelled ({exc})", file=sys.stderr)
+        return CANCELLED
+    except Exception as exc:
+        message = explain_failure(exc, args.master, conf)
+        progress.write(json.dumps({"stage": "error", "message": message}) + "\n")
+        progress.flush()
+        raise
+    return 0
+
+
 def place_group(payload: str) -> tuple[str, str]:
     """Executor side: one group (JSON) -> (its topic entries, its tally as JSON)."""
     data = json.loads(payload)

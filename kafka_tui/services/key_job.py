@@ -18,12 +18,8 @@ with this job's name, JVM options and archive; `explain_failure`).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
-import os
 import pickle
-import signal
 import sys
 import tempfile
 import threading
@@ -34,12 +30,7 @@ from typing import Any, TextIO
 from kafka_tui.admin.key_reader import OffsetRange, read_keys
 from kafka_tui.admin.model import ConnectionSettings
 from kafka_tui.planning import key_stats
-from kafka_tui.planning.spark_job import (
-    CANCELLED,
-    Cancelled,
-    explain_failure,
-    session,
-)
+from kafka_tui.planning.spark_job import _progress, job_main, session, watch_tasks
 
 APP_NAME = "kafka-tui topics keys"
 # The JVMs' only client JIT (C1) and the serial collector: a job of seconds, whose JVM time is
@@ -53,11 +44,6 @@ DEFAULTS = {
 }
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
 _TALLY_DDL = "partition int, key binary, records long, bytes long, first_ms long, last_ms long"
-
-
-def _progress(stream: TextIO, stage: str, done: int, total: int) -> None:
-    stream.write(json.dumps({"stage": stage, "done": done, "total": total}) + "\n")
-    stream.flush()
 
 
 def tally_ranges(settings: ConnectionSettings, topic: str, ranges: list[OffsetRange]) -> Any:
@@ -90,21 +76,6 @@ def _session(master: str, folder: Path, conf: dict[str, str]) -> Any:
         zip_name="kafka_tui_keys.zip",
         members=None,
     )
-
-
-def _watch_tasks(spark: Any, total: int, stream: TextIO, stop: threading.Event) -> None:
-    """Classic Spark only: the ranges read so far (completed tasks of the reading stage)."""
-    tracker = spark.sparkContext.statusTracker()
-    last = -1
-    while not stop.wait(0.5):
-        done = 0
-        for stage_id in tracker.getActiveStageIds():
-            info = tracker.getStageInfo(stage_id)
-            if info is not None and info.numTasks == total:
-                done = max(done, info.numCompletedTasks)
-        if done > last and done:
-            _progress(stream, "read", done, total)
-            last = done
 
 
 def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[str, str]) -> None:
@@ -141,7 +112,7 @@ def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[
             stop = threading.Event()
             if not master.startswith("sc://"):
                 watcher = threading.Thread(
-                    target=_watch_tasks, args=(spark, total, progress, stop), daemon=True
+                    target=watch_tasks, args=(spark, total, progress, stop), daemon=True
                 )
                 watcher.start()
             try:
@@ -159,36 +130,8 @@ def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[
     _progress(progress, "done", 1, 1)
 
 
-def _cancel(signum: int, frame: Any) -> None:
-    raise Cancelled(signal.Signals(signum).name)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kafka_tui.services.key_job")
-    # Positional, so no flag name lives below the front ends (tests/unit/test_no_flags_*).
-    parser.add_argument("job", type=Path)
-    parser.add_argument("output", type=Path)
-    parser.add_argument("master")
-    parser.add_argument("conf", nargs="*", metavar="KEY=VALUE", help="Spark settings")
-    args = parser.parse_args(argv)
-    conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
-    progress = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    signal.signal(signal.SIGTERM, _cancel)
-    signal.signal(signal.SIGINT, _cancel)
-    try:
-        run(args.job, args.output, args.master, progress, conf)
-    except (Cancelled, KeyboardInterrupt) as exc:
-        _progress(progress, "cancelled", 0, 1)
-        print(f"cancelled ({exc})", file=sys.stderr)
-        return CANCELLED
-    except Exception as exc:
-        message = explain_failure(exc, args.master, conf)
-        progress.write(json.dumps({"stage": "error", "message": message}) + "\n")
-        progress.flush()
-        raise
-    return 0
+    return job_main("python -m kafka_tui.services.key_job", argv, run)
 
 
 if __name__ == "__main__":

@@ -17,12 +17,8 @@ that spark_runner.follow reads; "read" counts records: those of the ranges whose
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
-import os
 import pickle
-import signal
 import sys
 import tempfile
 import threading
@@ -31,15 +27,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from kafka_tui.admin.key_reader import OffsetRange
-from kafka_tui.planning.spark_job import CANCELLED, Cancelled, explain_failure
+from kafka_tui.planning.spark_job import _progress, job_main, watch_tasks
 from kafka_tui.services.key_job import _session
 
 _MATCH_DDL = "partition int, offset long, line string"
-
-
-def _progress(stream: TextIO, stage: str, done: int, total: int) -> None:
-    stream.write(json.dumps({"stage": stage, "done": done, "total": total}) + "\n")
-    stream.flush()
 
 
 def search_ranges(job: dict[str, Any]) -> Any:
@@ -98,23 +89,6 @@ def _search_range(job: dict[str, Any], offsets: OffsetRange) -> Iterator[Any]:
         )
 
 
-def _watch_tasks(
-    spark: Any, tasks: int, records: int, stream: TextIO, stop: threading.Event
-) -> None:
-    """Classic Spark only: the records of the ranges scanned so far (completed tasks)."""
-    tracker = spark.sparkContext.statusTracker()
-    last = -1
-    while not stop.wait(0.5):
-        done = 0
-        for stage_id in tracker.getActiveStageIds():
-            info = tracker.getStageInfo(stage_id)
-            if info is not None and info.numTasks == tasks:
-                done = max(done, info.numCompletedTasks)
-        if done > last and done:
-            _progress(stream, "read", records * done // tasks, records)
-            last = done
-
-
 def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[str, str]) -> None:
     import pyarrow as pa
 
@@ -135,7 +109,7 @@ def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[
             stop = threading.Event()
             if not master.startswith("sc://"):
                 watcher = threading.Thread(
-                    target=_watch_tasks, args=(spark, tasks, records, progress, stop), daemon=True
+                    target=watch_tasks, args=(spark, tasks, progress, stop, records), daemon=True
                 )
                 watcher.start()
             try:
@@ -160,36 +134,8 @@ def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[
     _progress(progress, "done", 1, 1)
 
 
-def _cancel(signum: int, frame: Any) -> None:
-    raise Cancelled(signal.Signals(signum).name)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kafka_tui.services.search_job")
-    # Positional, so no flag name lives below the front ends (tests/unit/test_no_flags_*).
-    parser.add_argument("job", type=Path)
-    parser.add_argument("output", type=Path)
-    parser.add_argument("master")
-    parser.add_argument("conf", nargs="*", metavar="KEY=VALUE", help="Spark settings")
-    args = parser.parse_args(argv)
-    conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
-    progress = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    signal.signal(signal.SIGTERM, _cancel)
-    signal.signal(signal.SIGINT, _cancel)
-    try:
-        run(args.job, args.output, args.master, progress, conf)
-    except (Cancelled, KeyboardInterrupt) as exc:
-        _progress(progress, "cancelled", 0, 1)
-        print(f"cancelled ({exc})", file=sys.stderr)
-        return CANCELLED
-    except Exception as exc:
-        message = explain_failure(exc, args.master, conf)
-        progress.write(json.dumps({"stage": "error", "message": message}) + "\n")
-        progress.flush()
-        raise
-    return 0
+    return job_main("python -m kafka_tui.services.search_job", argv, run)
 
 
 if __name__ == "__main__":
