@@ -20,7 +20,6 @@ import asyncio
 import os
 import pickle
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -35,7 +34,7 @@ from ..fields import Field, FieldError
 from ..planning import key_stats
 from . import key_reports_saved
 from .ports import AdminPort
-from .spark_runner import follow, spark_log_path, stop
+from .spark_runner import run_module_job
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -162,7 +161,9 @@ async def _spark_tally(
         await asyncio.to_thread(write)
         result = folder / "tally.arrow"
         conf = [f"{key}={value}" for key, value in request.spark_conf.items()]
-        failure = await _run([str(job), str(result), request.spark_master, *conf], show)
+        failure = await run_module_job(
+            "kafka_tui.services.key_job", [str(job), str(result), request.spark_master, *conf], show
+        )
         if failure is not None:
             raise RuntimeError(failure)
 
@@ -173,27 +174,3 @@ async def _spark_tally(
         return await asyncio.to_thread(read)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-async def _run(args: list[str], show: Show) -> str | None:
-    """The job as a subprocess, its progress lines to `show`; None, or why it failed. Spark's
-    own output goes to the plan job's log file (spark_runner.spark_log_path())."""
-    log = spark_log_path()
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("w") as stderr:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "kafka_tui.services.key_job",
-            *args,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-        )
-        try:
-            failure = await follow(process, show)
-        except BaseException:
-            await stop(process)
-            raise
-    if process.returncode != 0 or failure:
-        return failure or f"the Spark job exited with {process.returncode} (see {log})"
-    return None

@@ -34,7 +34,6 @@ import json
 import os
 import pickle
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -57,7 +56,7 @@ from .messages import (
     topic_partition_count,
 )
 from .ports import AdminPort
-from .spark_runner import follow, spark_log_path, stop
+from .spark_runner import run_module_job
 
 Engine = Literal["local", "spark"]
 # Offsets per Spark task: a partition above this is scanned as several ranges in parallel.
@@ -303,7 +302,11 @@ class Search:
                     show(self._progress(started))
 
             conf = [f"{k}={v}" for k, v in request.spark_conf.items()]
-            failure = await _run_job([str(job), str(result), request.spark_master, *conf], progress)
+            failure = await run_module_job(
+                "kafka_tui.services.search_job",
+                [str(job), str(result), request.spark_master, *conf],
+                progress,
+            )
             if failure is not None:
                 raise RuntimeError(failure)
 
@@ -338,30 +341,6 @@ def _write_private(path: Path, payload: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as out:
         out.write(payload)
-
-
-async def _run_job(args: list[str], show: Callable[[str, int, int], None]) -> str | None:
-    """services/search_job.py as a subprocess, its progress lines to `show`; None, or why it
-    failed. Spark's own output goes to the plan job's log file (spark_log_path())."""
-    log = spark_log_path()
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("w") as stderr:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "kafka_tui.services.search_job",
-            *args,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-        )
-        try:
-            failure = await follow(process, show)
-        except BaseException:
-            await stop(process)
-            raise
-    if process.returncode != 0 or failure:
-        return failure or f"the Spark job exited with {process.returncode} (see {log})"
-    return None
 
 
 async def open_search(

@@ -170,6 +170,31 @@ async def _run_job(
     return await asyncio.to_thread(result.read_text), None
 
 
+async def run_module_job(module: str, args: list[str], show: Show) -> str | None:
+    """`python -m module args...` (a job taking its job file, output, master and settings:
+    the key and search jobs), its progress lines to `show`; None, or why it failed. Spark's
+    own output goes to the plan job's log file (spark_log_path())."""
+    log = spark_log_path()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as stderr:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            module,
+            *args,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+        )
+        try:
+            failure = await follow(process, show)
+        except BaseException:
+            await stop(process)
+            raise
+    if process.returncode != 0 or failure:
+        return failure or f"the Spark job exited with {process.returncode} (see {log})"
+    return None
+
+
 async def follow(process: asyncio.subprocess.Process, show: Show) -> str | None:
     """A Spark job's JSON progress lines to `show` until it ends; its error line's message, or
     None (the plan job and `topics keys`' job speak the same lines)."""
