@@ -33,7 +33,7 @@ import sys
 import tempfile
 import threading
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
@@ -77,9 +77,7 @@ def watch_tasks(
 
 def job_main(prog: str, argv: list[str] | None, run: Any) -> int:
     """The main of a job that takes (job file, output, master, KEY=VALUE...) and calls
-    `run(job, output, master, progress, conf)`: progress lines on the real stdout (anything
-    else written to fd 1, the JVM's included, lands on stderr), SIGTERM and SIGINT cancel,
-    a failure said as one "error" progress line. The key and search jobs' main."""
+    `run(job, output, master, progress, conf)`: the key and search jobs' main (see `serve`)."""
     parser = argparse.ArgumentParser(prog=prog)
     # Positional, so no flag name lives below the front ends (tests/unit/test_no_flags_*).
     parser.add_argument("job", type=Path)
@@ -88,19 +86,31 @@ def job_main(prog: str, argv: list[str] | None, run: Any) -> int:
     parser.add_argument("conf", nargs="*", metavar="KEY=VALUE", help="Spark settings")
     args = parser.parse_args(argv)
     conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
+    return serve(
+        lambda progress: run(args.job, args.output, args.master, progress, conf), args.master, conf
+    )
+
+
+def serve(work: Callable[[TextIO], None], master: str, conf: dict[str, str]) -> int:
+    """Run a job's `work` with its progress lines on the real stdout (anything else written
+    to fd 1, the JVM's included, lands on stderr with Spark's logging); SIGTERM and SIGINT
+    cancel it (and kill what it started: `_end_children`); a failure is said as one "error"
+    progress line, its stack left to the log. Every job's main ends here."""
     progress = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     signal.signal(signal.SIGTERM, _cancel)
     signal.signal(signal.SIGINT, _cancel)
     try:
-        run(args.job, args.output, args.master, progress, conf)
+        work(progress)
     except (Cancelled, KeyboardInterrupt) as exc:
+        _end_children()
         _progress(progress, "cancelled", 0, 1)
         print(f"cancelled ({exc})", file=sys.stderr)
         return CANCELLED
     except Exception as exc:
-        message = explain_failure(exc, args.master, conf)
+        # Spark's own errors carry the JVM's stack after their first line: that goes to the log
+        message = explain_failure(exc, master, conf)
         progress.write(json.dumps({"stage": "error", "message": message}) + "\n")
         progress.flush()
         raise
@@ -457,32 +467,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     conf = dict(item.split("=", 1) for item in args.conf if "=" in item)
-    # Progress keeps the real stdout; anything else that writes to fd 1 (the JVM inherits it)
-    # lands on stderr with Spark's logging.
-    progress = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    signal.signal(signal.SIGTERM, _cancel)
-    signal.signal(signal.SIGINT, _cancel)
-    try:
+
+    def work(progress: TextIO) -> None:
         if args.read_parquet:
             run_read(args.read_parquet, args.output, args.master, progress, conf)
         elif args.stream:
             run_stream(args.stream, args.job, args.output, args.master, progress, conf)
         else:
             run(args.input, args.output, args.master, progress, conf)
-    except (Cancelled, KeyboardInterrupt) as exc:
-        _end_children()
-        _progress(progress, "cancelled", 0, 1)
-        print(f"cancelled ({exc})", file=sys.stderr)
-        return CANCELLED
-    except Exception as exc:
-        # Spark's own errors carry the JVM's stack after their first line: that goes to the log
-        message = explain_failure(exc, args.master, conf)
-        progress.write(json.dumps({"stage": "error", "message": message}) + "\n")
-        progress.flush()
-        raise
-    return 0
+
+    return serve(work, args.master, conf)
 
 
 if __name__ == "__main__":
