@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..config import Profile
-from ..services.codecs import FORMATS
 from ..services.parsing import UsageError
+from .record_lines import format_flags, isolation_flag
 from .registry_flags import add_registry_flags, registry_from_args
 
 if TYPE_CHECKING:
@@ -76,24 +76,13 @@ def add_parser(actions: Any) -> None:
         "--until-time", metavar="ISO-8601", help="up to the first record newer than this"
     )
     search.add_argument("--limit", type=int, metavar="N", help="stop after N matches")
-    search.add_argument(
-        "--isolation",
-        choices=["read_committed", "read_uncommitted"],
-        default="read_committed",
-        help="read_committed (default) never shows aborted transactions or control records",
-    )
+    isolation_flag(search)
     search.add_argument(
         "--progress",
         action="store_true",
         help="progress lines on stderr even when it is not a terminal",
     )
-    for which in ("key", "value"):
-        search.add_argument(
-            f"--{which}-format",
-            choices=FORMATS,
-            default="auto",
-            help="auto (default): Schema Registry wire format, JSON, UTF-8 text, then bytes",
-        )
+    format_flags(search)
     add_registry_flags(search)
 
 

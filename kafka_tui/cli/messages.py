@@ -22,9 +22,15 @@ from ..admin import AdminError, KafkaAdmin
 from ..admin.records import Acks, Start, Stop
 from ..config import Profile
 from ..fields import FieldError
-from ..services.codecs import FORMATS
 from ..services.parsing import UsageError
-from .record_lines import Printer, interruptible, not_negative, time_flag
+from .record_lines import (
+    Printer,
+    format_flags,
+    interruptible,
+    isolation_flag,
+    not_negative,
+    time_flag,
+)
 from .registry_flags import add_produce_registry_flags, add_registry_flags, registry_from_args
 
 if TYPE_CHECKING:
@@ -63,19 +69,14 @@ def add_parser(commands: Any) -> None:
         "--until-time", metavar="ISO-8601", help="stop at the first record newer than this"
     )
     read.add_argument("--follow", action="store_true", help="wait for new records (ctrl+c ends)")
-    read.add_argument(
-        "--isolation",
-        choices=["read_committed", "read_uncommitted"],
-        default="read_committed",
-        help="read_committed (default) never shows aborted transactions or control records",
-    )
+    isolation_flag(read)
     read.add_argument(
         "--filter",
         metavar="EXPR",
         help="a jq expression on the record object; records for which it yields false or "
         "null (or fails) are left out, e.g. '.value.amount > 100'",
     )
-    _formats(read)
+    format_flags(read)
     read.add_argument("--group", metavar="G", help="commit the offsets read to group G")
     add_registry_flags(read)
 
@@ -106,23 +107,13 @@ def add_parser(commands: Any) -> None:
     )
     produce.add_argument("--acks", choices=["all", "-1", "1", "0"], default="all")
     produce.add_argument("--compression", choices=_COMPRESSIONS, default="none")
-    _formats(produce)
+    format_flags(produce)
     add_registry_flags(produce)
     add_produce_registry_flags(produce)
 
     from . import message_search  # issue 51 point 4: its parser only
 
     message_search.add_parser(actions)
-
-
-def _formats(parser: argparse.ArgumentParser) -> None:
-    for which in ("key", "value"):
-        parser.add_argument(
-            f"--{which}-format",
-            choices=FORMATS,
-            default="auto",
-            help="auto (default): Schema Registry wire format, JSON, UTF-8 text, then bytes",
-        )
 
 
 def read_request(args: argparse.Namespace) -> Any:

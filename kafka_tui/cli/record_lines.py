@@ -1,6 +1,6 @@
-"""What the record commands (`messages read`, `messages search`) share: their time and count
-flags read, a read interrupted cleanly by ctrl+c, and the record objects printed (JSON lines,
-a JSON list, or table rows)."""
+"""What the record commands (`messages read`, `messages search`) share: their format and
+isolation flags, their time and count flags read, a read interrupted cleanly by ctrl+c, and
+the record objects printed (JSON lines, a JSON list, or table rows)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,32 @@ import json
 import signal
 import sys
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..services.codecs import FORMATS
 from ..services.parsing import UsageError, epoch_ms
+
+if TYPE_CHECKING:
+    import argparse
+
+
+def format_flags(parser: argparse.ArgumentParser) -> None:
+    for which in ("key", "value"):
+        parser.add_argument(
+            f"--{which}-format",
+            choices=FORMATS,
+            default="auto",
+            help="auto (default): Schema Registry wire format, JSON, UTF-8 text, then bytes",
+        )
+
+
+def isolation_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--isolation",
+        choices=["read_committed", "read_uncommitted"],
+        default="read_committed",
+        help="read_committed (default) never shows aborted transactions or control records",
+    )
 
 
 def time_flag(flag: str, text: str | None) -> int | None:
