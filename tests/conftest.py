@@ -37,6 +37,15 @@ class Cluster:
                 self.dev.start_broker(broker["id"])
 
 
+def _killed(dev: DevCluster) -> Callable[[], None]:
+    """A session cluster's end: its data goes with its folder, so no controlled shutdown."""
+
+    def stop() -> None:
+        dev.down(kill=True)
+
+    return stop
+
+
 def _start(mode: Mode, root: Path, name: str) -> Iterator[Cluster]:
     dev = DevCluster(root)
     cluster = Cluster(mode, dev, "", None)
@@ -49,12 +58,12 @@ def _start(mode: Mode, root: Path, name: str) -> Iterator[Cluster]:
 
     try:
         start()
-        lifetimes.started(name, start, dev.down)
+        lifetimes.started(name, start, _killed(dev))
         yield cluster
     finally:
         lifetimes.ended(name)
         if not os.environ.get("KAFKA_TUI_TEST_KEEP_CLUSTERS"):
-            dev.down()
+            dev.down(kill=True)
 
 
 def _worker_group(item: pytest.Item) -> str | None:
@@ -289,12 +298,12 @@ def _start_secured(mode: Mode, root: Path, name: str) -> Iterator[SecuredCluster
 
     try:
         start()
-        lifetimes.started(name, start, dev.down)
+        lifetimes.started(name, start, _killed(dev))
         yield cluster
     finally:
         lifetimes.ended(name)
         if not os.environ.get("KAFKA_TUI_TEST_KEEP_CLUSTERS"):
-            dev.down()
+            dev.down(kill=True)
 
 
 @pytest.fixture(scope="session")

@@ -529,22 +529,25 @@ class DevCluster:
             b, f"{b.name} was not registered and serving metadata", serving, timeout
         )
 
-    def down(self, timeout: float = 60.0) -> bool:
-        """Stop every node and delete the cluster's folder; False when there was none."""
+    def down(self, timeout: float = 60.0, *, kill: bool = False) -> bool:
+        """Stop every node and delete the cluster's folder; False when there was none.
+        `kill`: SIGKILL instead of Kafka's controlled shutdown, for a cluster whose data goes
+        with its folder (the tests' session clusters: a controlled shutdown of 3 brokers took
+        up to 30 s of a CI worker's end)."""
         state = self.load()
         if state is None:
             return False
         # Brokers shut down in parallel: a controlled shutdown of each takes seconds.
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(len(state.brokers), 1)) as pool:
             stops = [
-                pool.submit(node.stop, b.pid, self.root, b.name, kill=False, timeout=timeout)
+                pool.submit(node.stop, b.pid, self.root, b.name, kill=kill, timeout=timeout)
                 for b in state.brokers
             ]
             for stop in stops:
                 stop.result()
         for quorum in (state.controller, state.zookeeper):
             if quorum is not None:
-                node.stop(quorum.pid, self.root, quorum.name, kill=False, timeout=timeout)
+                node.stop(quorum.pid, self.root, quorum.name, kill=kill, timeout=timeout)
         if state.kerberos is not None:
             kerberos.stop_kdc(self.root, state.kerberos)
         oauthbearer.stop_issuer(self.root, state.security)

@@ -64,7 +64,7 @@ def versioned(
             flags += ["--zookeeper", status["zookeeper"]]
         yield Versioned(flags, tuple(int(n) for n in version.split(".")), mode)
     finally:
-        dev.down()
+        dev.down(kill=True)  # its data goes with its folder: no controlled shutdown
 
 
 def run(capsys: pytest.CaptureFixture[str], flags: list[str], *args: str) -> tuple[int, str]:

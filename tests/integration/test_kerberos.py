@@ -79,7 +79,7 @@ def secured_kerberos_cluster(
         yield KerberosCluster(dev, status["bootstrap_servers"], status, krb["krb5_conf"])
     finally:
         if not os.environ.get("KAFKA_TUI_TEST_KEEP_CLUSTERS"):
-            dev.down()
+            dev.down(kill=True)  # its data goes with its folder: no controlled shutdown
 
 
 @pytest.fixture(autouse=True)

@@ -49,7 +49,7 @@ def secured_oauth_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         yield dev
     finally:
         if not os.environ.get("KAFKA_TUI_TEST_KEEP_CLUSTERS"):
-            dev.down()
+            dev.down(kill=True)  # its data goes with its folder: no controlled shutdown
 
 
 def _security(dev: DevCluster) -> dict[str, Any]:

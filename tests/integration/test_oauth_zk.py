@@ -25,7 +25,7 @@ def secured_oauth_zk_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterat
         yield dev
     finally:
         if not os.environ.get("KAFKA_TUI_TEST_KEEP_CLUSTERS"):
-            dev.down()
+            dev.down(kill=True)  # its data goes with its folder: no controlled shutdown
 
 
 def test_kafka_3_client_properties_with_acls_per_principal(

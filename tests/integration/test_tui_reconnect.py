@@ -40,7 +40,7 @@ def own_cluster(tmp_path: Path) -> Iterator[DevCluster]:
         dev.up("kraft", brokers=1)
         yield dev
     finally:
-        dev.down()
+        dev.down(kill=True)  # its data goes with its folder: no controlled shutdown
 
 
 def banner(app: KafkaTuiApp) -> str | None:
