@@ -63,15 +63,15 @@ def _tally_range(settings: ConnectionSettings, topic: str, offsets: OffsetRange)
     return aggregator.tally()
 
 
-def _session(master: str, folder: Path, conf: dict[str, str]) -> Any:
-    """The plan job's session builder with this job's name and defaults; executors off this
-    machine get the whole of kafka_tui (they need its dependencies: aiokafka, kio, pyarrow,
-    numpy)."""
+def _session(master: str, folder: Path, conf: dict[str, str], app_name: str = APP_NAME) -> Any:
+    """The plan job's session builder with the reading jobs' name and defaults (this one's,
+    and the search job's under its own name); executors off this machine get the whole of
+    kafka_tui (they need its dependencies: aiokafka, kio, pyarrow, numpy)."""
     return session(
         master,
         folder,
         conf,
-        app_name=APP_NAME,
+        app_name=app_name,
         defaults={} if master.startswith("sc://") else DEFAULTS,
         zip_name="kafka_tui_keys.zip",
         members=None,

@@ -30,6 +30,8 @@ from kafka_tui.admin.key_reader import OffsetRange
 from kafka_tui.planning.spark_job import _progress, job_main, watch_tasks
 from kafka_tui.services.key_job import _session
 
+APP_NAME = "kafka-tui messages search"
+
 _MATCH_DDL = "partition int, offset long, line string"
 
 
@@ -98,7 +100,7 @@ def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[
     records = sum(r.records for r in ranges)
     _progress(progress, "session", 0, 1)
     with tempfile.TemporaryDirectory(prefix="kafka-tui-spark-") as folder:
-        spark = _session(master, Path(folder), conf)
+        spark = _session(master, Path(folder), conf, APP_NAME)
         try:
             _progress(progress, "session", 1, 1)
             # One range per task: spark.range splits its ids evenly (see key_job).
