@@ -8,21 +8,17 @@ prints one line per call: its exit code and the captured text in base64. Kafka's
 through `org.apache.kafka.common.utils.Exit`, whose procedure the launcher makes throw, so a
 tool's usage error ends that call, not the JVM; a tool that returns from `main` (as
 ConsumerGroupCommand does after its work) exits 0. Compiled once per Kafka classpath into the
-dev cluster's cache with the JDK's javac (devcluster/storage_format.py finds it); without
+dev cluster's cache with the JDK's javac (storage_format.compiled, as the format launcher); without
 javac each call runs in a JVM of its own, as before.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 import subprocess
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 
 from kafka_tui.devcluster import storage_format
-from kafka_tui.devcluster.jars import cache_root
 
 CLASS = "KafkaTuiManyMains"
 MARK = "kafka-tui-call-ended "  # before each call's exit code and output, on the launcher's stdout
@@ -85,34 +81,6 @@ public final class {CLASS} {{
 """
 
 
-def _launcher(classpath: str) -> Path | None:
-    key = hashlib.sha256((_SOURCE + classpath).encode()).hexdigest()[:16]
-    folder = cache_root() / "many-mains" / key
-    if (folder / f"{CLASS}.class").exists():
-        return folder
-    javac = storage_format._javac()
-    if javac is None:
-        return None
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=folder.parent) as work:
-        source = Path(work) / f"{CLASS}.java"
-        source.write_text(_SOURCE)
-        out = Path(work) / "classes"
-        done = subprocess.run(
-            [javac, "--release", "11", "-cp", classpath, "-d", str(out), str(source)],
-            capture_output=True,
-            timeout=120,
-        )
-        if done.returncode != 0 or not (out / f"{CLASS}.class").exists():
-            return None
-        try:
-            out.rename(folder)
-        except OSError:  # another test process put it there first
-            if not (folder / f"{CLASS}.class").exists():
-                return None
-    return folder
-
-
 def run_mains(
     java: str, classpath: str, calls: Sequence[Sequence[str]], timeout: float = 300
 ) -> list[tuple[int, str]]:
@@ -120,7 +88,7 @@ def run_mains(
     break) as (exit code, what it printed on stdout and stderr), in order."""
     for call in calls:
         assert all("\t" not in a and "\n" not in a for a in call), call
-    folder = _launcher(classpath)
+    folder = storage_format.compiled(CLASS, _SOURCE, "many-mains", classpath)
     if folder is None:
         results = []
         for call in calls:

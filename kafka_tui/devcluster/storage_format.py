@@ -90,29 +90,37 @@ def _javac() -> str | None:
 def launcher() -> Path | None:
     """The folder holding the compiled launcher (compiled on first use), or None without
     javac or when it does not compile."""
-    key = hashlib.sha256(_SOURCE.encode()).hexdigest()[:16]
-    folder = cache_root() / "format-launcher" / key
-    if (folder / f"{CLASS}.class").exists():
+    return compiled(CLASS, _SOURCE, "format-launcher")
+
+
+def compiled(class_name: str, source: str, kind: str, classpath: str | None = None) -> Path | None:
+    """The folder holding `class_name` compiled from `source` (against `classpath`), kept in
+    the cache under `kind` and a hash of both; compiled on first use. None without javac or
+    when it does not compile."""
+    key = hashlib.sha256((source + (classpath or "")).encode()).hexdigest()[:16]
+    folder = cache_root() / kind / key
+    if (folder / f"{class_name}.class").exists():
         return folder
     javac = _javac()
     if javac is None:
         return None
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=folder.parent) as work:
-        source = Path(work) / f"{CLASS}.java"
-        source.write_text(_SOURCE)
+        path = Path(work) / f"{class_name}.java"
+        path.write_text(source)
         out = Path(work) / "classes"
+        against = ["-cp", classpath] if classpath else []
         done = subprocess.run(
-            [javac, "--release", "11", "-d", str(out), str(source)],
+            [javac, "--release", "11", *against, "-d", str(out), str(path)],
             capture_output=True,
             timeout=120,
         )
-        if done.returncode != 0 or not (out / f"{CLASS}.class").exists():
+        if done.returncode != 0 or not (out / f"{class_name}.class").exists():
             return None
         try:
             out.rename(folder)
         except OSError:  # another process put it there first
-            if not (folder / f"{CLASS}.class").exists():
+            if not (folder / f"{class_name}.class").exists():
                 return None
     return folder
 
