@@ -58,6 +58,28 @@ async def until(pilot: Pilot[None], ready: Callable[[], bool], seconds: float = 
         await pilot.pause(0.1)
 
 
+async def _slow_to_copy(cluster: Cluster, kadmin: KafkaAdmin, topic: str) -> str:
+    """A 1-partition topic on broker 1 holding 4 MB: a throttled copy's first fetch takes at
+    most 1 MB, then 1 KB/s holds it for long."""
+    assert (await kadmin.create_topics([TopicSpec(topic, assignment={0: [1]})]))[0].ok
+    await produce(cluster.bootstrap_servers, topic, 400, size=10_000, partitions=1)
+    return topic
+
+
+async def _rates_shown(
+    kadmin: KafkaAdmin, pilot: Pilot[None], brokers: tuple[int, ...], rate: str, key: str
+) -> None:
+    """Until every broker of `brokers` describes `rate` as both throttle rates."""
+    deadline = time.monotonic() + 30
+    for broker in brokers:
+        while (await kadmin.broker_configs(broker, [LEADER_RATE, FOLLOWER_RATE])) != {
+            LEADER_RATE: rate,
+            FOLLOWER_RATE: rate,
+        }:
+            assert time.monotonic() < deadline, f"{key}: the brokers never showed {rate}"
+            await pilot.pause(0.2)
+
+
 async def test_raising_the_replication_factor_previews_and_applies_the_moves(
     kraft_cluster: Cluster, kadmin: KafkaAdmin, topic_name: Names
 ) -> None:
@@ -93,10 +115,7 @@ async def test_raising_the_replication_factor_previews_and_applies_the_moves(
 async def test_esc_cancels_a_throttled_reassignment_and_removes_the_throttles(
     kraft_cluster: Cluster, kadmin: KafkaAdmin, topic_name: Names
 ) -> None:
-    topic = topic_name()
-    assert (await kadmin.create_topics([TopicSpec(topic, assignment={0: [1]})]))[0].ok
-    # 4 MB: the first throttled fetch copies at most 1 MB, then 1 KB/s holds it for long.
-    await produce(kraft_cluster.bootstrap_servers, topic, 400, size=10_000, partitions=1)
+    topic = await _slow_to_copy(kraft_cluster, kadmin, topic_name())
     app = app_for(kraft_cluster)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_screen(app, pilot, topic)
@@ -121,14 +140,7 @@ async def test_esc_cancels_a_throttled_reassignment_and_removes_the_throttles(
         # ctrl+t sets the throttle field's new rate on both brokers while it runs.
         screen.query_one("#throttle", Input).value = "5000"
         await pilot.press("ctrl+t")
-        deadline = time.monotonic() + 30
-        for broker in (1, int(changes[1:])):
-            while (await kadmin.broker_configs(broker, [LEADER_RATE, FOLLOWER_RATE])) != {
-                LEADER_RATE: "5000",
-                FOLLOWER_RATE: "5000",
-            }:
-                assert time.monotonic() < deadline, "ctrl+t: the brokers never showed 5000"
-                await pilot.pause(0.2)
+        await _rates_shown(kadmin, pilot, (1, int(changes[1:])), "5000", "ctrl+t")
         # The topics table underneath marks the topic being reassigned after a refresh.
         home = next(s for s in app.screen_stack if isinstance(s, MetadataScreen))
         home.action_refresh()
@@ -173,10 +185,7 @@ async def test_ctrl_g_lets_the_rate_follow_the_brokers_until_the_move_ends(
     after ctrl+s, it waits for the moves to be sent): its first step lifts a 1 KB/s throttle
     to the rule's floor (1 MB/s) on both brokers; ctrl+g again stops it; the move ends and
     the screen removes the throttle it set."""
-    topic = topic_name()
-    assert (await kadmin.create_topics([TopicSpec(topic, assignment={0: [1]})]))[0].ok
-    # 4 MB, as above: 1 KB/s would hold the copy for long, the rule's 1 MB/s ends it in seconds.
-    await produce(kraft_cluster.bootstrap_servers, topic, 400, size=10_000, partitions=1)
+    topic = await _slow_to_copy(kraft_cluster, kadmin, topic_name())
     app = app_for(kraft_cluster)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_screen(app, pilot, topic)
@@ -190,12 +199,7 @@ async def test_ctrl_g_lets_the_rate_follow_the_brokers_until_the_move_ends(
         await until(pilot, lambda: screen.running)
         await pilot.press("ctrl+g")
         await until(pilot, lambda: screen.query_one("#throttle", Input).value == "1000000")
-        floor = {LEADER_RATE: "1000000", FOLLOWER_RATE: "1000000"}
-        deadline = time.monotonic() + 30
-        for broker in (1, added):
-            while (await kadmin.broker_configs(broker, [LEADER_RATE, FOLLOWER_RATE])) != floor:
-                assert time.monotonic() < deadline, "ctrl+g: the brokers never showed 1 MB/s"
-                await pilot.pause(0.2)
+        await _rates_shown(kadmin, pilot, (1, added), "1000000", "ctrl+g")
         await pilot.press("ctrl+g")  # again: the loop stops, the rate stays
         assert not screen.auto_running
         await until(pilot, lambda: screen.finished, 60)
