@@ -34,6 +34,8 @@ def tally(keys: int, partitions: int) -> pa.Table:
             pa.array([100 * (1 + i % 7) for i in range(keys)], pa.int64()),
             pa.array([0] * keys, pa.int64()),
             pa.array([0] * keys, pa.int64()),
+            # Not a compacted topic's count: no latest record per key.
+            *(pa.nulls(keys, key_stats.TALLY_SCHEMA.field(n).type) for n in key_stats.LATEST),
         ],
         schema=key_stats.TALLY_SCHEMA,
     )

@@ -48,8 +48,12 @@ _OFFSET_OUT_OF_RANGE = 1
 STALL_S = 60.0
 
 # One fetch's records as columns: partitions, keys (None: no key), sizes (key + value bytes,
-# headers aside), timestamps (ms).
-KeyColumns = tuple[list[int], list[bytes | None], list[int], list[int]]
+# headers aside), timestamps (ms); when read with `latest` (a compacted topic: each key's
+# latest record counts), offsets and whether each value is null (a tombstone), else None.
+KeyColumns = tuple[
+    list[int], list[bytes | None], list[int], list[int], list[int] | None, list[bool] | None
+]
+_OFFSET = operator.attrgetter("offset")
 
 
 @dataclass(frozen=True)
@@ -143,20 +147,39 @@ class _Reading:
 
 
 class _Columns:
-    """One answer's records as the columns `take` receives."""
+    """One answer's records as the columns `take` receives (`latest`: offsets and tombstones
+    too)."""
 
-    __slots__ = ("keys", "partitions", "sizes", "stamps")
+    __slots__ = ("keys", "offsets", "partitions", "sizes", "stamps", "tombstones")
 
-    def __init__(self) -> None:
+    def __init__(self, latest: bool = False) -> None:
         self.partitions: list[int] = []
         self.keys: list[bytes | None] = []
         self.sizes: list[int] = []
         self.stamps: list[int] = []
+        self.offsets: list[int] | None = [] if latest else None
+        self.tombstones: list[bool] | None = [] if latest else None
+
+    def columns(self) -> KeyColumns:
+        return (
+            self.partitions,
+            self.keys,
+            self.sizes,
+            self.stamps,
+            self.offsets,
+            self.tombstones,
+        )
 
     def add(self, partition: int, records: list[Any]) -> None:
         keys = [r.key for r in records]
+        values = [r.value for r in records]
         self.keys += keys
-        self.sizes += list(map(operator.add, _lengths(keys), _lengths([r.value for r in records])))
+        self.sizes += list(map(operator.add, _lengths(keys), _lengths(values)))
+        if self.offsets is not None and self.tombstones is not None:
+            self.offsets += list(map(_OFFSET, records))
+            self.tombstones += (
+                [v is None for v in values] if None in values else [False] * len(values)
+            )
         stamps = [r.timestamp for r in records]
         if None in stamps:  # message format v0: no timestamp, -1 as Kafka's consumer says
             stamps = [-1 if t is None else t for t in stamps]
@@ -200,9 +223,11 @@ async def read_keys(
     topic: str,
     ranges: Sequence[OffsetRange],
     take: Callable[[KeyColumns], None],
+    latest: bool = False,
 ) -> int:
     """Read `ranges` (several of a partition are read one after another), handing each
-    answer's records to `take`; returns the records read."""
+    answer's records to `take` (each partition's in offset order; `latest`: with offsets and
+    tombstones); returns the records read."""
     by_partition: dict[int, list[OffsetRange]] = {}
     for r in ranges:
         if r.records:
@@ -213,7 +238,7 @@ async def read_keys(
     def deliver(columns: _Columns) -> None:
         nonlocal read
         if columns.keys:
-            take((columns.partitions, columns.keys, columns.sizes, columns.stamps))
+            take(columns.columns())
             read += len(columns.keys)
 
     async with RecordConnection(settings) as connection:
@@ -227,7 +252,7 @@ async def read_keys(
             if -1 not in by_leader:
                 done = await asyncio.gather(
                     *(
-                        _read_from(connection, b, topic, parts, deliver)
+                        _read_from(connection, b, topic, parts, deliver, latest)
                         for b, parts in by_leader.items()
                     )
                 )
@@ -249,6 +274,7 @@ async def _read_from(
     topic: str,
     readings: dict[int, _Reading],
     deliver: Callable[[_Columns], None],
+    latest: bool,
 ) -> list[int]:
     """Fetch `readings` from their leader `broker` until each is read or moved; returns the
     partitions read to their end."""
@@ -263,7 +289,7 @@ async def _read_from(
                 answer = asyncio.ensure_future(connection.fetch(broker, request))
             response = await answer
             answer = None
-            columns = _Columns()
+            columns = _Columns(latest)
             cut: list[int] = []
             for t in response.responses:
                 for part in t.partitions:

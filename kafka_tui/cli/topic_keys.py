@@ -65,7 +65,9 @@ def add_parser(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     keys.epilog = (
         "Reads every record once (read_committed), from each partition's log start (or "
         "--since) to its end when the command starts. Keys move where Kafka's default "
-        "partitioner sends them (murmur2 of the key bytes, mod N); records without a key stay."
+        "partitioner sends them (murmur2 of the key bytes, mod N); records without a key stay. "
+        "A compacted topic (cleanup.policy contains compact) counts each key's latest record "
+        "once per partition, as compaction keeps it, tombstoned keys left out."
     )
 
 
@@ -157,8 +159,20 @@ def print_report(result: KeyReportResult) -> None:
     print(
         f"Topic {r.topic}: {r.records:,} records, {r.bytes:,} bytes (keys + values), "
         f"{r.distinct_keys:,} distinct keys, {r.null_key_records:,} records without a key"
-        + (" (compacted: what compaction has kept so far)" if result.compacted else "")
     )
+    if r.left_out is not None:
+        left = r.left_out
+        print(
+            "Compacted: the latest record per key counted once (in each partition it was "
+            f"written to), as compaction keeps it; {left.tombstoned_keys:,} keys whose latest "
+            "record is a tombstone (deleted) left out"
+            + (
+                f", and {left.null_key_records:,} records without a key (the cleaner drops them)"
+                if left.null_key_records
+                else ""
+            )
+            + "."
+        )
     print()
     output.rows(
         [

@@ -11,6 +11,16 @@ the numbers. Both engines end in the same `merge` and `report`, so they agree by
 Distinct keys are exact: a tally holds every distinct (partition, key), so memory grows with
 the distinct keys (not the records); no sketch.
 
+A compacted topic (cleanup.policy contains compact) is counted as compaction keeps it, whether
+the cleaner has run or not: the aggregator made with `latest=True` also keeps, per (partition,
+key), its latest record (highest offset: `latest_offset`, its size, timestamp, and whether it
+is a tombstone); merges keep the row of the highest offset; `latest_only` turns such a tally
+into one record per (partition, key) of its latest record, the keys whose latest record is a
+tombstone (deleted) and the records without a key (the cleaner drops both) left out and
+counted. A key written to two partitions keeps a record in each (compaction is per partition),
+so it is one record in each and one distinct key. Without `latest` the latest columns stay
+null and cost nothing.
+
 Kafka's default partitioner (`Utils.toPositive(Utils.murmur2(key)) % n`; records without a
 key go to a sticky partition, not by hash): `murmur2` is the same hash over a whole Arrow
 binary array with numpy, one pass per 4-byte block over the keys still that long.
@@ -35,15 +45,31 @@ TALLY_SCHEMA = pa.schema(
         ("bytes", pa.int64()),
         ("first_ms", pa.int64()),
         ("last_ms", pa.int64()),
+        # The (partition, key)'s record of the highest offset (null unless counted `latest`):
+        # its offset, size, timestamp, and whether its value is null (a tombstone).
+        ("latest_offset", pa.int64()),
+        ("latest_bytes", pa.int64()),
+        ("latest_ms", pa.int64()),
+        ("latest_tombstone", pa.bool_()),
     ]
 )
-# What a reader hands in: one row per record; `size` = key + value bytes (headers aside).
+LATEST = ("latest_offset", "latest_bytes", "latest_ms", "latest_tombstone")
+_LATEST_LAST = (
+    "latest_offset_last",
+    "latest_bytes_last",
+    "latest_ms_last",
+    "latest_tombstone_last",
+)
+# What a reader hands in: one row per record; `size` = key + value bytes (headers aside);
+# `offset` and `tombstone` (value null) only when the latest record per key is wanted.
 RECORD_SCHEMA = pa.schema(
     [
         ("partition", pa.int32()),
         ("key", pa.binary()),
         ("size", pa.int64()),
         ("timestamp", pa.int64()),
+        ("offset", pa.int64()),
+        ("tombstone", pa.bool_()),
     ]
 )
 # Rows buffered before they are grouped: bounds a reader's memory by the distinct keys, not
@@ -116,43 +142,63 @@ def partition_for(keys: pa.Array, partitions: int) -> np.ndarray:
     return ((murmur2(keys) & _POSITIVE) % np.uint32(partitions)).astype(np.int64)
 
 
-def tally_records(records: pa.RecordBatch | pa.Table) -> pa.Table:
-    """Records (RECORD_SCHEMA) grouped into a tally (TALLY_SCHEMA)."""
+def tally_records(records: pa.RecordBatch | pa.Table, latest: bool = False) -> pa.Table:
+    """Records (RECORD_SCHEMA) grouped into a tally (TALLY_SCHEMA); `latest`: with each
+    (partition, key)'s record of the highest offset."""
     table = pa.Table.from_batches([records]) if isinstance(records, pa.RecordBatch) else records
+    counts = [("size", "count"), ("size", "sum"), ("timestamp", "min"), ("timestamp", "max")]
+    names = ("size_count", "size_sum", "timestamp_min", "timestamp_max")
+    if not latest:
+        grouped = table.group_by(["partition", "key"], use_threads=False).aggregate(counts)
+        return _tally(grouped, names)
+    # Ordered by offset, an ordered grouping's "last" is the record of the highest offset.
+    table = table.take(pc.sort_indices(table["offset"]))
     grouped = table.group_by(["partition", "key"], use_threads=False).aggregate(
         [
-            ("size", "count"),
-            ("size", "sum"),
-            ("timestamp", "min"),
-            ("timestamp", "max"),
+            *counts,
+            ("offset", "max"),
+            ("size", "last"),
+            ("timestamp", "last"),
+            ("tombstone", "last"),
         ]
     )
-    return _tally(grouped, "size_count", "size_sum", "timestamp_min", "timestamp_max")
+    return _tally(grouped, names, ("offset_max", "size_last", "timestamp_last", "tombstone_last"))
 
 
 def merge(tallies: Iterable[pa.Table]) -> pa.Table:
-    """Tallies of any ranges (of one topic) as one tally."""
+    """Tallies of any ranges (of one topic) as one tally; of a (partition, key)'s latest
+    records, the one of the highest offset."""
     tables = [t for t in tallies if t.num_rows]
     if not tables:
         return TALLY_SCHEMA.empty_table()
     if len(tables) == 1:
         return tables[0]
-    grouped = (
-        pa.concat_tables(tables)
-        .group_by(["partition", "key"], use_threads=False)
-        .aggregate(
-            [
-                ("records", "sum"),
-                ("bytes", "sum"),
-                ("first_ms", "min"),
-                ("last_ms", "max"),
-            ]
-        )
+    table = pa.concat_tables(tables)
+    counts = [("records", "sum"), ("bytes", "sum"), ("first_ms", "min"), ("last_ms", "max")]
+    names = ("records_sum", "bytes_sum", "first_ms_min", "last_ms_max")
+    if table["latest_offset"].null_count == table.num_rows:
+        grouped = table.group_by(["partition", "key"], use_threads=False).aggregate(counts)
+        return _tally(grouped, names)
+    table = table.take(pc.sort_indices(table["latest_offset"]))
+    grouped = table.group_by(["partition", "key"], use_threads=False).aggregate(
+        [*counts, *((name, "last") for name in LATEST)]
     )
-    return _tally(grouped, "records_sum", "bytes_sum", "first_ms_min", "last_ms_max")
+    return _tally(grouped, names, _LATEST_LAST)
 
 
-def _tally(grouped: pa.Table, records: str, size: str, first: str, last: str) -> pa.Table:
+Names = tuple[str, str, str, str]
+
+
+def _tally(grouped: pa.Table, names: Names, latest: Names | None = None) -> pa.Table:
+    """A grouping's columns (`names`: records, bytes, first and last timestamp; `latest`:
+    the latest record's four, else nulls) as a tally."""
+    records, size, first, last = names
+    rows = grouped.num_rows
+    latest_columns = (
+        [grouped[name].cast(field.type) for name, field in zip(latest, _LATEST_FIELDS, strict=True)]
+        if latest
+        else [pa.nulls(rows, field.type) for field in _LATEST_FIELDS]
+    )
     return pa.table(
         [
             grouped["partition"].cast(pa.int32()),
@@ -161,15 +207,71 @@ def _tally(grouped: pa.Table, records: str, size: str, first: str, last: str) ->
             grouped[size].cast(pa.int64()),
             grouped[first].cast(pa.int64()),
             grouped[last].cast(pa.int64()),
+            *latest_columns,
         ],
         schema=TALLY_SCHEMA,
     )
 
 
+_LATEST_FIELDS = [TALLY_SCHEMA.field(name) for name in LATEST]
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """What counting a compacted topic's latest records left out: keys whose latest record
+    in every partition they were written to is a tombstone (`tombstoned_keys`, distinct;
+    `tombstoned_by_partition`: per partition), and records without a key."""
+
+    tombstoned_keys: int
+    tombstoned_by_partition: dict[int, int]
+    null_key_records: int
+
+
+def latest_only(tally: pa.Table) -> tuple[pa.Table, LeftOut]:
+    """A tally counted `latest` as a compacted topic keeps it: one record per (partition,
+    key), its latest, with that record's size and timestamp; keys whose latest record is a
+    tombstone, and records without a key (Kafka refuses them on a compacted topic; ones
+    written before the topic became compacted the cleaner drops), left out and counted."""
+    if not tally.num_rows:
+        return tally, LeftOut(0, {}, 0)
+    keyed = pc.is_valid(tally["key"])
+    tombstone = pc.fill_null(tally["latest_tombstone"], False)
+    live = pc.and_(keyed, pc.invert(tombstone))
+    dead = tally.filter(pc.and_(keyed, tombstone))
+    kept = tally.filter(live)
+    live_keys = pc.unique(kept["key"])
+    gone = pc.unique(dead["key"]).filter(pc.invert(pc.is_in(pc.unique(dead["key"]), live_keys)))
+    by_partition = {
+        int(p): int(n)
+        for p, n in zip(
+            *np.unique(dead["partition"].to_numpy(zero_copy_only=False), return_counts=True),
+            strict=True,
+        )
+    }
+    null_records = int(pc.sum(tally.filter(pc.invert(keyed))["records"]).as_py() or 0)
+    rows = kept.num_rows
+    counted = pa.table(
+        [
+            kept["partition"],
+            kept["key"],
+            pa.array(np.ones(rows, dtype=np.int64)),
+            kept["latest_bytes"],
+            kept["latest_ms"],
+            kept["latest_ms"],
+            *(kept[name] for name in LATEST),
+        ],
+        schema=TALLY_SCHEMA,
+    )
+    return counted, LeftOut(len(gone), by_partition, null_records)
+
+
 @dataclass
 class KeyAggregator:
-    """Folds record batches into one tally; buffered rows are grouped every COMPACT_ROWS."""
+    """Folds record batches into one tally; buffered rows are grouped every COMPACT_ROWS.
+    `latest`: the tally keeps each (partition, key)'s latest record too (a compacted topic;
+    the records then carry their offset and whether they are tombstones)."""
 
+    latest: bool = False
     _pending: list[pa.RecordBatch] = field(default_factory=list)
     _pending_rows: int = 0
     _tally: pa.Table = field(default_factory=TALLY_SCHEMA.empty_table)
@@ -190,7 +292,10 @@ class KeyAggregator:
         keys: Sequence[bytes | None],
         sizes: Sequence[int],
         timestamps: Sequence[int],
+        offsets: Sequence[int] | None = None,
+        tombstones: Sequence[bool] | None = None,
     ) -> None:
+        count = len(partitions)
         self.add(
             pa.record_batch(
                 [
@@ -198,6 +303,12 @@ class KeyAggregator:
                     pa.array(keys, pa.binary()),
                     pa.array(sizes, pa.int64()),
                     pa.array(timestamps, pa.int64()),
+                    pa.nulls(count, pa.int64())
+                    if offsets is None
+                    else pa.array(offsets, pa.int64()),
+                    pa.nulls(count, pa.bool_())
+                    if tombstones is None
+                    else pa.array(tombstones, pa.bool_()),
                 ],
                 schema=RECORD_SCHEMA,
             )
@@ -205,7 +316,8 @@ class KeyAggregator:
 
     def _compact(self) -> None:
         if self._pending:
-            fresh = tally_records(pa.Table.from_batches(self._pending, RECORD_SCHEMA))
+            table = pa.Table.from_batches(self._pending, RECORD_SCHEMA)
+            fresh = tally_records(table, self.latest)
             self._tally = merge([self._tally, fresh])
             self._pending, self._pending_rows = [], 0
 
@@ -223,6 +335,7 @@ class PartitionKeys:
     null_key_records: int
     first_ms: int | None
     last_ms: int | None
+    tombstoned_keys: int = 0  # compacted: keys whose latest record here is a tombstone
 
 
 @dataclass(frozen=True)
@@ -265,6 +378,9 @@ class KeyReport:
     hot_keys: list[HotKey]  # by records, then bytes
     hot_keys_by_bytes: list[HotKey]
     grow: list[Grow]
+    # Compacted: counted as compaction keeps it (`latest_only`), with what was left out.
+    compacted: bool = False
+    left_out: LeftOut | None = None
 
 
 def _skew(counts: Sequence[int]) -> float:
@@ -273,15 +389,26 @@ def _skew(counts: Sequence[int]) -> float:
 
 
 def report(
-    topic: str, tally: pa.Table, current: int, candidates: Sequence[int], top: int
+    topic: str,
+    tally: pa.Table,
+    current: int,
+    candidates: Sequence[int],
+    top: int,
+    compacted: bool = False,
 ) -> KeyReport:
-    """The numbers of a merged tally of `topic`, whose partition count is `current`."""
+    """The numbers of a merged tally of `topic`, whose partition count is `current`;
+    `compacted`: the tally counted `latest`, each (partition, key)'s latest record once."""
+    left_out = None
+    if compacted:
+        tally, left_out = latest_only(tally)
     partition = tally["partition"].to_numpy(zero_copy_only=False).astype(np.int64)
     keys = tally["key"].combine_chunks() if tally.num_rows else pa.array([], pa.binary())
     records = tally["records"].to_numpy(zero_copy_only=False).astype(np.int64)
     sizes = tally["bytes"].to_numpy(zero_copy_only=False).astype(np.int64)
     keyed = ~np.asarray(keys.is_null().to_numpy(zero_copy_only=False), dtype=bool)
     width = max([current, *[p + 1 for p in partition.tolist()]]) if len(partition) else current
+    if left_out and left_out.tombstoned_by_partition:
+        width = max(width, max(left_out.tombstoned_by_partition) + 1)
     return KeyReport(
         topic=topic,
         records=int(records.sum()),
@@ -289,10 +416,12 @@ def report(
         null_key_records=int(records[~keyed].sum()),
         distinct_keys=len(pc.unique(keys.filter(pa.array(keyed)))),
         keyed_records=int(records[keyed].sum()),
-        partitions=_partitions(tally, partition, records, sizes, keyed, width),
+        partitions=_partitions(tally, partition, records, sizes, keyed, width, left_out),
         hot_keys=_hot(keys, partition, records, sizes, keyed, top, by_bytes=False),
         hot_keys_by_bytes=_hot(keys, partition, records, sizes, keyed, top, by_bytes=True),
         grow=[_grow(keys, partition, records, sizes, keyed, n) for n in sorted(set(candidates))],
+        compacted=compacted,
+        left_out=left_out,
     )
 
 
@@ -303,6 +432,7 @@ def _partitions(
     sizes: np.ndarray,
     keyed: np.ndarray,
     width: int,
+    left_out: LeftOut | None,
 ) -> list[PartitionKeys]:
     per_records = np.bincount(partition, weights=records, minlength=width)
     per_bytes = np.bincount(partition, weights=sizes, minlength=width)
@@ -322,6 +452,7 @@ def _partitions(
                 null_key_records=int(per_null[p]),
                 first_ms=int(first[here].min()) if here.any() else None,
                 last_ms=int(last[here].max()) if here.any() else None,
+                tombstoned_keys=left_out.tombstoned_by_partition.get(p, 0) if left_out else 0,
             )
         )
     return out
@@ -384,6 +515,10 @@ def _grow(
     )
 
 
+# What `records` and `bytes` count, by whether the topic is compacted (the JSON's "counted").
+COUNTED = {False: "every record", True: "latest record per key"}
+
+
 def key_text(key: bytes) -> str:
     """A key as text: UTF-8 where it decodes, other bytes as \\xNN escapes."""
     return key.decode("utf-8", "backslashreplace")
@@ -403,24 +538,37 @@ def report_to_json(report: KeyReport) -> dict[str, Any]:
             for k in keys
         ]
 
+    left = report.left_out
+    compacted: dict[str, Any] = {
+        "compacted": report.compacted,
+        "counted": COUNTED[report.compacted],
+    }
+    if left is not None:
+        compacted |= {
+            "tombstoned_keys": left.tombstoned_keys,
+            "null_key_records_left_out": left.null_key_records,
+        }
+
+    def partition(p: PartitionKeys) -> dict[str, Any]:
+        row = {
+            "partition": p.partition,
+            "records": p.records,
+            "bytes": p.bytes,
+            "distinct_keys": p.distinct_keys,
+            "null_key_records": p.null_key_records,
+            "first_timestamp_ms": p.first_ms,
+            "last_timestamp_ms": p.last_ms,
+        }
+        return row | {"tombstoned_keys": p.tombstoned_keys} if left is not None else row
+
     return {
         "topic": report.topic,
         "records": report.records,
         "bytes": report.bytes,
         "null_key_records": report.null_key_records,
         "distinct_keys": report.distinct_keys,
-        "partitions": [
-            {
-                "partition": p.partition,
-                "records": p.records,
-                "bytes": p.bytes,
-                "distinct_keys": p.distinct_keys,
-                "null_key_records": p.null_key_records,
-                "first_timestamp_ms": p.first_ms,
-                "last_timestamp_ms": p.last_ms,
-            }
-            for p in report.partitions
-        ],
+        **compacted,
+        "partitions": [partition(p) for p in report.partitions],
         "hot_keys": hot(report.hot_keys),
         "hot_keys_by_bytes": hot(report.hot_keys_by_bytes),
         "grow": [

@@ -3,7 +3,8 @@ partitions form recomputes at every count the operator types, so the parts of
 `key_stats._grow` that do not depend on the count (each key's murmur2, its distinct-key code,
 the keyed mask) are computed once here, and a count costs a modulo and two bincounts.
 
-The numbers are `key_stats.report`'s for the same tally and count (a test holds them equal).
+The numbers are `key_stats.report`'s for the same tally and count (a test holds them equal),
+a compacted topic's too: its latest record per key (`key_stats.latest_only`).
 Pure, like the rest of `planning/`.
 """
 
@@ -13,15 +14,18 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .key_stats import Grow, murmur2
+from .key_stats import Grow, latest_only, murmur2
 
 _POSITIVE = np.uint32(0x7FFFFFFF)
 
 
 class KeyWeights:
-    """A merged tally (key_stats.TALLY_SCHEMA) ready to weigh any partition count."""
+    """A merged tally (key_stats.TALLY_SCHEMA) ready to weigh any partition count;
+    `compacted`: a tally counted `latest`, weighed by each (partition, key)'s latest record."""
 
-    def __init__(self, tally: pa.Table) -> None:
+    def __init__(self, tally: pa.Table, compacted: bool = False) -> None:
+        if compacted:
+            tally, _ = latest_only(tally)
         keys = tally["key"].combine_chunks() if tally.num_rows else pa.array([], pa.binary())
         self.rows = tally.num_rows
         self.partition = tally["partition"].to_numpy(zero_copy_only=False).astype(np.int64)

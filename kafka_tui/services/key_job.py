@@ -6,7 +6,9 @@ holds the topic, the offset ranges and the connection settings. `spark.range` ov
 indexes, one per task, goes through `mapInArrow`: each executor reads its range with
 kafka-tui's own reader (admin/key_reader.py, Fetch requests of its own; the DataFrame API, so
 Spark Connect `sc://` works too and no Kafka jar is needed anywhere) and yields its tally
-(planning/key_stats.py); Spark groups the tallies by (partition, key) and only that table (one
+(planning/key_stats.py; for a compacted topic with each key's latest record, JOB's `latest`);
+Spark groups the tallies by (partition, key), keeping of the latest records the one of the
+highest offset (`max_by`, as `key_stats.merge` does), and only that table (one
 row per distinct key and partition) comes back to the driver, written to OUT as Arrow IPC for
 `key_stats.merge` and `key_stats.report`, the same calls the in-process engine ends with.
 
@@ -43,23 +45,32 @@ DEFAULTS = {
     "spark.executor.extraJavaOptions": JVM_OPTIONS,
 }
 SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions"
-_TALLY_DDL = "partition int, key binary, records long, bytes long, first_ms long, last_ms long"
+# key_stats.TALLY_SCHEMA in Spark's words.
+_TALLY_DDL = (
+    "partition int, key binary, records long, bytes long, first_ms long, last_ms long, "
+    "latest_offset long, latest_bytes long, latest_ms long, latest_tombstone boolean"
+)
 
 
-def tally_ranges(settings: ConnectionSettings, topic: str, ranges: list[OffsetRange]) -> Any:
-    """The executors' function over `spark.range` ids: range `id` read, its tally yielded."""
+def tally_ranges(
+    settings: ConnectionSettings, topic: str, ranges: list[OffsetRange], latest: bool = False
+) -> Any:
+    """The executors' function over `spark.range` ids: range `id` read, its tally yielded
+    (`latest`: with each (partition, key)'s latest record, a compacted topic's count)."""
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         for batch in batches:
             for index in batch.column(0).to_pylist():
-                yield from _tally_range(settings, topic, ranges[index]).to_batches()
+                yield from _tally_range(settings, topic, ranges[index], latest).to_batches()
 
     return run
 
 
-def _tally_range(settings: ConnectionSettings, topic: str, offsets: OffsetRange) -> Any:
-    aggregator = key_stats.KeyAggregator()
-    asyncio.run(read_keys(settings, topic, [offsets], lambda c: aggregator.add_rows(*c)))
+def _tally_range(
+    settings: ConnectionSettings, topic: str, offsets: OffsetRange, latest: bool
+) -> Any:
+    aggregator = key_stats.KeyAggregator(latest)
+    asyncio.run(read_keys(settings, topic, [offsets], lambda c: aggregator.add_rows(*c), latest))
     return aggregator.tally()
 
 
@@ -97,15 +108,24 @@ def run(job_path: Path, output: Path, master: str, progress: TextIO, conf: dict[
 
             # One range per task: spark.range splits its ids evenly, so n ids in n slices
             # give each task one id (no sampling job, as repartitionByRange would run).
+            read = tally_ranges(job["settings"], job["topic"], ranges, job.get("latest", False))
+            # As key_stats.merge: sums, and of the latest records the highest offset's.
+            latest = [
+                F.max_by(name, "latest_offset").alias(name)
+                for name in key_stats.LATEST
+                if name != "latest_offset"
+            ]
             frame = (
                 spark.range(0, total, 1, max(1, total))
-                .mapInArrow(tally_ranges(job["settings"], job["topic"], ranges), _TALLY_DDL)
+                .mapInArrow(read, _TALLY_DDL)
                 .groupBy("partition", "key")
                 .agg(
                     F.sum("records").alias("records"),
                     F.sum("bytes").alias("bytes"),
                     F.min("first_ms").alias("first_ms"),
                     F.max("last_ms").alias("last_ms"),
+                    F.max("latest_offset").alias("latest_offset"),
+                    *latest,
                 )
             )
             _progress(progress, "read", 0, total)

@@ -9,8 +9,13 @@ standalone cluster, Spark Connect `sc://`, with the plan job's settings), whose 
 read offset ranges (a partition above RANGE_RECORDS is split) and return tallies. Both end in
 `key_stats.merge` and `key_stats.report`, so both give the same numbers.
 
-A compacted topic is counted as it is stored: what compaction has not removed yet (the latest
-record per key, and the recent ones not yet cleaned); `compacted` says so.
+A compacted topic (cleanup.policy contains compact) is counted as compaction keeps it, whether
+the cleaner has run or not: each key once per partition it was written to, with the size of
+its latest record (the highest offset); a key whose latest record is a tombstone is deleted
+and left out, and so are records without a key (Kafka refuses them on a compacted topic; the
+cleaner drops any written before the policy changed); the report counts both
+(key_stats.latest_only). Both engines then carry each key's latest record through the reads
+and the merges.
 (services/keys.py is the quick KEY_MAPPING_CHANGES check a grow makes; this is the full count.)
 """
 
@@ -28,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ..admin import AdminError
-from ..admin.key_reader import OffsetRange, offset_ranges, read_keys, split_ranges
+from ..admin.key_reader import KeyColumns, OffsetRange, offset_ranges, read_keys, split_ranges
 from ..admin.model import ConnectionSettings
 from ..fields import Field, FieldError
 from ..planning import key_stats
@@ -99,13 +104,13 @@ async def key_report(
     ranges = await offset_ranges(settings, request.topic, current, request.since_ms)
     if request.engine == "spark":
         split = split_ranges(ranges, RANGE_RECORDS)
-        tally = await _spark_tally(request, settings, split, show)
+        tally = await _spark_tally(request, settings, split, compacted, show)
         used = len(split)
     else:
-        tally = await _local_tally(settings, request.topic, ranges, show)
+        tally = await _local_tally(settings, request.topic, ranges, compacted, show)
         used = len([r for r in ranges if r.records])
     report = await asyncio.to_thread(
-        key_stats.report, request.topic, tally, current, candidates, request.top
+        key_stats.report, request.topic, tally, current, candidates, request.top, compacted
     )
     read_at_ms = int(time.time() * 1000)
     cluster_id = getattr(admin, "cluster_id", None)
@@ -117,22 +122,27 @@ async def key_report(
         current,
         read_at_ms,
         request.since_ms,
+        compacted,
     )
     return KeyReportResult(report, compacted, request.engine, used)
 
 
 async def _local_tally(
-    settings: ConnectionSettings, topic: str, ranges: Sequence[OffsetRange], show: Show
+    settings: ConnectionSettings,
+    topic: str,
+    ranges: Sequence[OffsetRange],
+    latest: bool,
+    show: Show,
 ) -> pa.Table:
-    aggregator = key_stats.KeyAggregator()
+    aggregator = key_stats.KeyAggregator(latest)
     total = sum(r.records for r in ranges)
     show("read", 0, total)
 
-    def take(columns: tuple[list[int], list[bytes | None], list[int], list[int]]) -> None:
+    def take(columns: KeyColumns) -> None:
         aggregator.add_rows(*columns)
         show("read", aggregator.records, total)
 
-    await read_keys(settings, topic, ranges, take)
+    await read_keys(settings, topic, ranges, take, latest)
     show("read", total, total)
     return await asyncio.to_thread(aggregator.tally)
 
@@ -141,6 +151,7 @@ async def _spark_tally(
     request: KeyReportRequest,
     settings: ConnectionSettings,
     ranges: Sequence[OffsetRange],
+    latest: bool,
     show: Show,
 ) -> pa.Table:
     """The Spark job's merged tally, read back from its Arrow file; RuntimeError(why)."""
@@ -150,7 +161,12 @@ async def _spark_tally(
     try:
         job = folder / "job.pickle"  # the settings carry secrets: this user's eyes only
         payload = pickle.dumps(
-            {"topic": request.topic, "ranges": list(ranges), "settings": settings}
+            {
+                "topic": request.topic,
+                "ranges": list(ranges),
+                "settings": settings,
+                "latest": latest,
+            }
         )
 
         def write() -> None:

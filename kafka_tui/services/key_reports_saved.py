@@ -5,7 +5,10 @@ share of its keys and records N sends elsewhere and the skew after, with the cou
 What is kept is the merged tally (one row per distinct (partition, key): planning/key_stats.py),
 so any N can be weighed later, as an Arrow IPC file per cluster and topic under
 $KAFKA_TUI_KEY_REPORTS (default: the XDG cache's kafka-tui/key-reports), with when it was read,
-the partition count then and its --since. A count is used while it is younger than FRESH_S and
+the partition count then, its --since, and whether the topic was compacted (its tally then
+carries each key's latest record, and a grow weighs those: one record per key and partition,
+tombstoned keys left out, as `topics keys` counted it). A file kept before that flag existed
+reads as not compacted. A count is used while it is younger than FRESH_S and
 the topic still has the partition count it was read with. numpy and pyarrow are imported only
 when such a file exists.
 
@@ -57,14 +60,21 @@ def save(
     partitions: int,
     read_at_ms: int,
     since_ms: int | None,
+    compacted: bool = False,
 ) -> None:
-    """Keep `tally` (best effort: a cache that cannot be written keeps nothing)."""
+    """Keep `tally` (best effort: a cache that cannot be written keeps nothing); `compacted`:
+    counted with each key's latest record (key_stats.latest_only)."""
     import pyarrow as pa
 
     path = _path(cluster_id, topic)
     if path is None:
         return
-    meta = {"read_at_ms": read_at_ms, "partitions": partitions, "since_ms": since_ms}
+    meta = {
+        "read_at_ms": read_at_ms,
+        "partitions": partitions,
+        "since_ms": since_ms,
+        "compacted": compacted,
+    }
     table = tally.replace_schema_metadata({_META: json.dumps(meta).encode()})
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,6 +90,7 @@ class RecentGrow:
     age_s: float
     since_ms: int | None
     grow: Grow
+    compacted: bool = False  # counted each key's latest record (records = keys per partition)
 
 
 class SavedCount:
@@ -87,7 +98,13 @@ class SavedCount:
     recomputes as the operator types): `weights` holds what does not depend on the count."""
 
     def __init__(
-        self, topic: str, tally: pa.Table, partitions: int, read_at_ms: int, since_ms: int | None
+        self,
+        topic: str,
+        tally: pa.Table,
+        partitions: int,
+        read_at_ms: int,
+        since_ms: int | None,
+        compacted: bool = False,
     ) -> None:
         from ..planning.key_weights import KeyWeights
 
@@ -95,8 +112,9 @@ class SavedCount:
         self.partitions = partitions
         self.read_at_ms = read_at_ms
         self.since_ms = since_ms
+        self.compacted = compacted
         self.rows = tally.num_rows
-        self.weights = KeyWeights(tally)
+        self.weights = KeyWeights(tally, compacted)
 
     def age_s(self, now_ms: int) -> float:
         return (now_ms - self.read_at_ms) / 1000
@@ -112,7 +130,9 @@ class SavedCount:
 
     def recent(self, total: int, now_ms: int) -> RecentGrow:
         """What growing to `total` partitions moves, by this count."""
-        return RecentGrow(self.topic, self.age_s(now_ms), self.since_ms, self.weights.grow(total))
+        return RecentGrow(
+            self.topic, self.age_s(now_ms), self.since_ms, self.weights.grow(total), self.compacted
+        )
 
 
 def load(cluster_id: str | None, topic: str) -> SavedCount | None:
@@ -129,10 +149,14 @@ def load(cluster_id: str | None, topic: str) -> SavedCount | None:
         meta = json.loads((table.schema.metadata or {})[_META])
         partitions, read_at_ms = int(meta["partitions"]), int(meta["read_at_ms"])
         since = meta.get("since_ms")
+        compacted = meta.get("compacted") is True
+        if compacted and "latest_offset" not in table.column_names:
+            return None
     except (OSError, KeyError, TypeError, ValueError, pa.ArrowException):
         return None
     tally = table.replace_schema_metadata(None)
-    return SavedCount(topic, tally, partitions, read_at_ms, None if since is None else int(since))
+    since_ms = None if since is None else int(since)
+    return SavedCount(topic, tally, partitions, read_at_ms, since_ms, compacted)
 
 
 @dataclass(frozen=True)
@@ -204,6 +228,7 @@ def grow_json(found: GrowKeys) -> dict[str, object]:
             "records_moving": g.records_moving,
             "records_per_partition": g.records_per_partition,
             "max_over_avg": g.max_over_avg,
+            "compacted": recent.compacted,
         }
     }
 
@@ -232,7 +257,13 @@ def from_json(entry: dict[str, Any]) -> GrowKeys:
         topic,
         current,
         total,
-        RecentGrow(topic, float(report["age_s"]), None if since is None else int(since), grow),
+        RecentGrow(
+            topic,
+            float(report["age_s"]),
+            None if since is None else int(since),
+            grow,
+            report.get("compacted") is True,
+        ),
     )
 
 
@@ -269,6 +300,8 @@ def sentence(recent: RecentGrow) -> str:
     if recent.since_ms is not None:
         since = datetime.fromtimestamp(recent.since_ms / 1000, UTC).isoformat(timespec="seconds")
         window = f" (the records since {since})"
+    if recent.compacted:
+        window += " (compacted: each key's latest record)"
     return (
         f"Keys of '{recent.topic}' as counted {age} ago{window}: growing to {g.partitions} "
         f"partitions sends {g.keys_moving:.1%} of its keys and {g.records_moving:.1%} of its "

@@ -66,6 +66,7 @@ def test_grow_keys_gives_numbers_or_says_why_not(
     skew = found.recent.grow.max_over_avg
     assert f"(max {max(after):,}, avg {sum(after) / 6:,.1f}, max/avg {skew:.2f})." in second
     entry = saved.grow_json(found)
+    g = found.recent.grow
     assert entry["key_report"] == {
         "age_s": 120.0,
         "since_ms": None,
@@ -73,7 +74,10 @@ def test_grow_keys_gives_numbers_or_says_why_not(
         "records_moving": found.recent.grow.records_moving,
         "records_per_partition": after,
         "max_over_avg": found.recent.grow.max_over_avg,
+        "compacted": False,
     }
+    back = saved.from_json(entry).recent
+    assert back is not None and (back.grow.keys_moving, back.compacted) == (g.keys_moving, False)
 
     grown = saved.grow_keys(CLUSTER, "orders", 3, 6, 1_000_001)
     assert grown.recent is None
