@@ -8,15 +8,16 @@ tests/data/<scenario>.json (.json.gz when large), and tears the clusters down. T
 tests (tests/tui) replay these files; nothing in them is written by hand.
 
 Scenarios (the KRaft ones build on each other, on one cluster, in this order):
-  kraft-empty  KRaft (Kafka 4.1), 3 brokers, no topic yet.
-  kraft-demo   KRaft (Kafka 4.1), 3 brokers, `kafka-tui demo`'s topics, broker 3 stopped,
+  kraft-empty  KRaft (Kafka 4.4), 3 brokers, no topic yet.
+  kraft-demo   KRaft (Kafka 4.4), 3 brokers, `kafka-tui demo`'s topics, broker 3 stopped,
                KIP-409 placeholders (`audit-log`, RF 4), one reassignment left pending on
                the stopped broker, a little data in `orders`.
   kraft-fill   kraft-demo after `dev-cluster add-broker` (broker 4, live): the placeholders
                can now be filled (nothing is filled: that is a change).
   zk-demo      ZooKeeper mode (Kafka 3.9), 3 brokers, the demo topics, broker 3 stopped.
   kraft-10k    kraft-fill's cluster plus 10,000 topics (1 partition, RF 1); configs are
-               recorded for the demo topics only (min.insync.replicas for all).
+               recorded for the demo topics only (min.insync.replicas for all), and so
+               are the eligible leader replicas.
   kraft-big    On a cluster of its own, built as kraft-fill's (the demo topics, broker 3
                stopped, the placeholders and the pending reassignment, broker 4 added), plus
                `--big-topics` topics `big-NNNNN` x `--big-partitions` partitions (RF 1;
@@ -61,6 +62,7 @@ from tests.tui.replay import (  # noqa: E402
     FORMAT,
     encode_cluster,
     encode_configs,
+    encode_elr,
     encode_reassignment,
     encode_topic,
     load_recording,
@@ -89,7 +91,9 @@ async def record(
         cluster = await admin.describe_cluster()
         topics = await admin.list_topics()
         names = [t.name for t in topics]
-        described, errors = await admin.describe_topics([n for n in names if configs_for(n)])
+        described, errors = await admin.describe_topics(
+            [n for n in names if configs_for(n)], elr=True
+        )
         assert not errors, errors
         min_isr = await admin.topic_config_value("min.insync.replicas", names)
         defaults = await admin.broker_configs(None, DEFAULT_KEYS)
@@ -110,6 +114,7 @@ async def record(
         "cluster": encode_cluster(cluster),
         "topics": [encode_topic(t) for t in topics],
         "topic_configs": {t.name: encode_configs(t.configs) for t in described},
+        "eligible_leader_replicas": encode_elr(described),
         "topic_config_values": {"min.insync.replicas": min_isr},
         "broker_defaults": defaults,
         "reassignments": [encode_reassignment(r) for r in reassignments],

@@ -121,6 +121,21 @@ def decode_configs(data: Sequence[Sequence[Any]]) -> dict[str, ConfigEntry]:
     return {n: ConfigEntry(n, v, ConfigSource[s], ro, se) for n, v, s, ro, se in data}
 
 
+def encode_elr(topics: Sequence[TopicDescription]) -> dict[str, list[list[Any]]]:
+    """Each partition's eligible leader replicas and last known ones, where the broker said
+    (DescribeTopicPartitions, KIP-966): {topic: [[partition, elr, last known elr], ...]}.
+    Apart from the topics: Metadata (list_topics) carries none, as on a real cluster."""
+    known = {
+        t.name: [
+            [p.partition, list(p.elr), list(p.last_known_elr or ())]
+            for p in t.partitions
+            if p.elr is not None
+        ]
+        for t in topics
+    }
+    return {name: parts for name, parts in known.items() if parts}
+
+
 def encode_reassignment(r: OngoingReassignment) -> list[Any]:
     return [r.topic, r.partition, r.replicas, r.adding, r.removing]
 
@@ -160,6 +175,9 @@ class Recording:
     # recorded holds none (the screens then show them as unknown).
     releases: dict[int, str]
     log_dirs: dict[int, BrokerLogDirs]
+    # (topic, partition) -> (eligible leader replicas, last known ones), where recorded
+    # (KRaft 3.8+; none in ZooKeeper mode or in a recording made before they were recorded).
+    elr: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]]
 
     @classmethod
     def load(cls, name: str) -> Recording:
@@ -189,6 +207,11 @@ class Recording:
                 int(b): BrokerLogDirs(tuple(dirs), tuple(cordoned))
                 for b, (dirs, cordoned) in data.get("log_dirs", {}).items()
             },
+            elr={
+                (t, p): (tuple(elr), tuple(last))
+                for t, parts in data.get("eligible_leader_replicas", {}).items()
+                for p, elr, last in parts
+            },
         )
 
     def profile(self, name: str = "recorded", **options: Any) -> Profile:
@@ -213,8 +236,11 @@ class ReplayAdmin:
 
     # -- reads -------------------------------------------------------------------------
 
-    async def describe_cluster(self) -> ClusterInfo:
+    async def describe_cluster(self, *, quorum: bool = True) -> ClusterInfo:
         return self.recording.cluster
+
+    def known_brokers(self) -> list[int]:
+        return []
 
     async def kafka_releases(self, brokers: Sequence[int]) -> dict[int, str]:
         return {b: r for b, r in self.recording.releases.items() if b in brokers}
@@ -237,10 +263,13 @@ class ReplayAdmin:
     async def describe_topics(
         self, names: Sequence[str] | None = None, *, configs: bool = True, elr: bool = False
     ) -> tuple[list[TopicDescription], list[TopicResult]]:
-        # `elr`: the recordings hold none (read with Metadata), so it changes nothing here.
+        # `elr`: the recorded eligible leader replicas added, as KafkaAdmin adds them to the
+        # Metadata answer (a partition without them stays unknown).
         self.reads["describe_topics"] += 1
         wanted = sorted(self.recording.topics) if names is None else list(dict.fromkeys(names))
         found = [self._topic(n) for n in wanted]
+        if elr:
+            found = [self._with_elr(t) for t in found]
         if configs:
             found = [
                 TopicDescription(
@@ -249,6 +278,16 @@ class ReplayAdmin:
                 for t in found
             ]
         return found, []
+
+    def _with_elr(self, topic: TopicDescription) -> TopicDescription:
+        known = self.recording.elr
+        parts = [
+            p._replace(elr=e[0], last_known_elr=e[1])
+            if (e := known.get((topic.name, p.partition))) is not None
+            else p
+            for p in topic.partitions
+        ]
+        return TopicDescription(topic.name, topic.topic_id, topic.internal, parts, topic.configs)
 
     async def topics_with_load(
         self, names: Sequence[str]

@@ -20,7 +20,7 @@ from kafka_tui.tui.screens.plan import PlanScreen
 from kafka_tui.tui.widgets.plan_topics import PlanTopics
 
 from .conftest import SIZE, filter_to, loaded, recorded_app, settle, shown
-from .replay import DATA, ReplayAdmin, ReplayChangeRefused, ReplayGap
+from .replay import DATA, ReplayAdmin, ReplayChangeRefused, ReplayGap, load_recording
 
 Before = Any  # run_before: an async callable taking the Pilot
 
@@ -219,6 +219,29 @@ async def test_the_replay_refuses_changes_and_unrecorded_reads() -> None:
         await admin.describe_topics(["never-recorded"])
     found, errors = await admin.describe_topics(["orders"])
     assert found[0].configs["min.insync.replicas"].value == "2" and not errors
+
+
+async def test_the_replay_answers_eligible_leader_replicas_as_kafka_4_4_did() -> None:
+    """Recorded from KRaft 4.4 (ELR on, Kafka's default for a new cluster): `inventory`'s
+    partition 0, whose one replica is on the stopped broker 3, has no leader, an empty ISR,
+    and broker 3 as its eligible and last known eligible leader replica; the topic detail
+    shows it. As on a real cluster, only a read that asks for ELR gets it (Metadata carries
+    none), and ZooKeeper mode cannot say (None: shown as `?`)."""
+    from .conftest import recording
+
+    demo = recording("kraft-demo")
+    assert load_recording("kraft-demo")["recorded"]["kafka_version"] == "4.4.0"
+    assert demo.releases == {1: "4.4+", 2: "4.4+"}  # the live brokers' ApiVersions
+    admin = ReplayAdmin(demo)
+    (inventory,), _ = await admin.describe_topics(["inventory"], elr=True)
+    elr = [(p.leader, p.isr, p.elr, p.last_known_elr) for p in inventory.partitions]
+    assert elr == [(-1, (), (3,), (3,)), (1, (1,), (), ()), (2, (2,), (), ())]
+    (plain,), _ = await admin.describe_topics(["inventory"], configs=False)
+    listed = next(t for t in await admin.list_topics() if t.name == "inventory")
+    assert {p.elr for p in plain.partitions + listed.partitions} == {None}
+    zk = ReplayAdmin(recording("zk-demo"))
+    (inventory,), _ = await zk.describe_topics(["inventory"], elr=True)
+    assert {(p.elr, p.last_known_elr) for p in inventory.partitions} == {(None, None)}
 
 
 def test_recordings_are_small() -> None:
