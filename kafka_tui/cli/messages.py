@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import json
 import sys
 from dataclasses import replace
@@ -242,25 +243,24 @@ async def _produce(
     stream = args.output == "jsonl"
     lines: list[str] = []
     topic = json.dumps(args.topic)
-    async for outcome in messages.produce(
+    async for outcomes in messages.produce_runs(
         admin, args.topic, records, acks=acks, compression=compression
     ):
-        failed += outcome.error is not None
+        failed += sum(o.error is not None for o in outcomes)
         if stream:
-            lines.append(_produced_line(topic, outcome))
+            lines += [_produced_line(topic, o) for o in outcomes]
             if len(lines) >= 10_000:
                 sys.stdout.write("".join(lines))
                 sys.stdout.flush()
                 lines.clear()
         elif args.output == "json":
-            results.append(outcome.to_json())
-        elif outcome.error:
-            print(
-                f"Error ({outcome.error}): record {outcome.index + 1}: {outcome.message}",
-                file=sys.stderr,
-            )
+            results += [o.to_json() for o in outcomes]
         else:
-            results.append(outcome)
+            for o in outcomes:
+                if o.error:
+                    print(f"Error ({o.error}): record {o.index + 1}: {o.message}", file=sys.stderr)
+                else:
+                    results.append(o)
     if args.output == "json":
         from .output import emit_json
 
@@ -317,33 +317,20 @@ def _produce_table(topic: str, results: list[Any]) -> None:
 
 def _file_records(args: argparse.Namespace, messages: Any, schemas: RecordSchemas | None) -> Any:
     path: Path = args.file
-    if str(path) == "-":
-        return list(
-            messages.records_from_file(
-                path,
-                sys.stdin,
-                keep_partitions=not args.repartition,
-                keep_timestamps=not args.new_timestamps,
-                schemas=schemas,
-                topic=args.topic,
-                key_subject=args.key_subject,
-                value_subject=args.value_subject,
-            )
-        )
+    given = {
+        "keep_partitions": not args.repartition,
+        "keep_timestamps": not args.new_timestamps,
+        "schemas": schemas,
+        "topic": args.topic,
+        "key_subject": args.key_subject,
+        "value_subject": args.value_subject,
+    }
+    if str(path) == "-":  # not UTF-8: refused with its line number, as in a file
+        stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
+        return list(messages.records_from_file(path, stdin, **given))
+    from ..services.record_file import read_record_file
+
     try:
-        handle = path.open(encoding="utf-8")
+        return read_record_file(path, **given)
     except OSError as exc:
         raise UsageError(f"--file: cannot read {path}: {exc.strerror}") from None
-    with handle:
-        return list(
-            messages.records_from_file(
-                path,
-                handle,
-                keep_partitions=not args.repartition,
-                keep_timestamps=not args.new_timestamps,
-                schemas=schemas,
-                topic=args.topic,
-                key_subject=args.key_subject,
-                value_subject=args.value_subject,
-            )
-        )

@@ -465,12 +465,24 @@ def _file_records(
                 raise UsageError('expected a record object ({"value": ...})')
             record = _from_object(obj, keep_partitions, keep_timestamps, ks, vs, subjects, exact)
         except (UsageError, EncodeError, TypeError) as exc:
-            raise UsageError(f"{path}, line {number}: {exc}") from None
+            raise BadLine(path, number, str(exc)) from None
+        except UnicodeError:  # a byte that is not UTF-8 (read with surrogateescape)
+            raise BadLine(path, number, "not UTF-8 text") from None
         except ValueError as exc:  # json's
             if not line.strip():
                 continue
-            raise UsageError(f"{path}, line {number}: not JSON: {exc}") from None
+            raise BadLine(path, number, f"not JSON: {exc}") from None
         yield record
+
+
+class BadLine(UsageError):
+    """A line of a file of record objects that cannot be sent: the file, the line, why."""
+
+    def __init__(self, path: Path, number: int, reason: str) -> None:
+        super().__init__(f"{path}, line {number}: {reason}")
+        self.path = path
+        self.number = number
+        self.reason = reason
 
 
 _KNOWN_FORMATS = frozenset(FORMATS)
@@ -529,17 +541,36 @@ async def produce(
 ) -> AsyncIterator[Produced]:
     """Send `records` in order, yielding each one's outcome in order. The topic and each
     record's partition are checked first: nothing is sent when one is wrong."""
+    async for outcomes in produce_runs(admin, topic, records, acks=acks, compression=compression):
+        for outcome in outcomes:
+            yield outcome
+
+
+async def produce_runs(
+    admin: AdminPort,
+    topic: str,
+    records: Sequence[OutgoingRecord],
+    *,
+    acks: Acks = "all",
+    compression: str | None = None,
+) -> AsyncIterator[list[Produced]]:
+    """`produce`, its outcomes in lists of those known at once (a file of a million)."""
     count = await topic_partition_count(admin, topic)
-    for r in records:
-        if r.partition is not None:
-            check_partitions(topic, count, [r.partition])
+    asked = list(dict.fromkeys(r.partition for r in records if r.partition is not None))
+    if asked:  # each one the file names, in the order it names them
+        check_partitions(topic, count, asked)
     keyed = _keyed_partitions(records, count)
     with _bulk_allocations():
         async with RecordWriter(admin.settings, topic, acks=acks, compression=compression) as w:
             index = 0
-            async for outcome in w.send_all(records, count, keyed):
-                yield _produced(index, topic, outcome)
-                index += 1
+            async for outcomes in w.send_all(records, count, keyed):
+                yield [
+                    Produced(i, topic, o.partition, o.offset, o.timestamp)
+                    if type(o) is Sent
+                    else _produced(i, topic, o)
+                    for i, o in enumerate(outcomes, index)
+                ]
+                index += len(outcomes)
 
 
 class _Bulk:
@@ -569,6 +600,15 @@ def _bulk_allocations() -> Iterator[None]:
 # planning/key_stats.py; ~0.25 s to import) rather than per record in aiokafka's pure Python
 # (~5 us a key).
 _HASH_ALL_AT_ONCE_FROM = 50_000
+
+
+def warm_key_hashing() -> None:
+    """Import what `_keyed_partitions` uses (~0.25 s), e.g. in a thread while a large file's
+    lines are read in other processes (services/record_file.py)."""
+    with contextlib.suppress(ImportError):
+        import pyarrow  # noqa: F401
+
+        from ..planning import key_stats  # noqa: F401
 
 
 def _keyed_partitions(records: Sequence[OutgoingRecord], count: int) -> list[int] | None:
