@@ -53,10 +53,20 @@ V = TypeVar("V")
 BatchRead = Callable[[list[str]], Awaitable[tuple[dict[str, V], list[TopicResult]]]]
 
 
+async def _no_quorum() -> QuorumInfo | None:
+    return None
+
+
 class AdminReads(AdminConnection):
-    async def describe_cluster(self) -> ClusterInfo:
+    async def describe_cluster(self, *, quorum: bool = True) -> ClusterInfo:
+        """The cluster: id, brokers (KRaft: fenced ones too), controller. `quorum=False`:
+        without the KRaft quorum (DescribeQuorum), for a caller that needs only the brokers
+        (a placement's snapshot): the controller is then the DescribeCluster answer's (a
+        random broker on KRaft) and `quorum` None."""
         # The quorum alongside, not after: a create's snapshot waited for both in turn.
-        response, quorum = await asyncio.gather(self._cluster(), self._quorum())
+        response, quorum_info = await asyncio.gather(
+            self._cluster(), self._quorum() if quorum else _no_quorum()
+        )
         if response.error_code:
             raise KafkaRequestError.from_code(
                 response.error_code, "(cluster)", response.error_message, subject="The cluster"
@@ -71,15 +81,21 @@ class AdminReads(AdminConnection):
             key=lambda b: b.id,
         )
         controller = response.controller_id
-        if quorum is not None:
-            controller = quorum.leader if quorum.leader is not None else -1
+        if quorum_info is not None:
+            controller = quorum_info.leader if quorum_info.leader is not None else -1
         return ClusterInfo(
             cluster_id=response.cluster_id,
             controller_id=controller if controller >= 0 else None,
             brokers=brokers,
             lists_fenced_brokers=response.lists_fenced_brokers,
-            quorum=quorum,
+            quorum=quorum_info,
         )
+
+    def known_brokers(self) -> list[int]:
+        """The brokers the client's last metadata listed (live ones), without a request;
+        none before the connection. A hint for sending per-broker requests before
+        DescribeCluster answers: the caller checks them against its answer."""
+        return self._client.cluster.node_ids() if self._client is not None else []
 
     async def kafka_releases(self, brokers: Sequence[int]) -> dict[int, str]:
         """Each of `brokers` (live ones) -> the Kafka release it runs ("3.9", "3.3+": see

@@ -31,10 +31,12 @@ from .errors import AdminError
 from .kio_loader import (
     entity_reader,
     entity_writer,
+    flexible_answer,
     i16,
     i32,
     load_request_schema,
     load_response_schema,
+    request_header,
 )
 
 E = TypeVar("E")
@@ -218,9 +220,9 @@ class Frame:
         self.API_VERSION = version
         self.body = body
         self.RESPONSE_TYPE = decoder
-        request_type = api.request_type(version)
-        self._request_header = request_type.__header_schema__
-        self._flexible_answer = _response_type(api.key, version).__header_schema__.__flexible__
+        # From a table, not the schemas: a side kafka-tui writes itself is never loaded.
+        self._request_header = request_header(api.key, version)
+        self._flexible_answer = flexible_answer(api.key, version)
 
     def encode(self) -> bytes:
         return self.body
