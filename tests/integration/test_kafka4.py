@@ -41,6 +41,15 @@ def test_the_controller_is_the_quorum_leader_on_kraft(
     assert "Controller: 1000\n" in text and "KRaft quorum: leader 1000" in text
 
 
+# Topic configs Kafka 4.4 describes that 4.1.2 did not, with their defaults.
+NEWER_TOPIC_CONFIGS = {
+    "errors.deadletterqueue.group.enable": "false",
+    "max.decompressed.message.bytes": "2147483639",
+    "remote.copy.lag.bytes": "-1",
+    "remote.copy.lag.ms": "0",
+}
+
+
 def _partitions(capsys: pytest.CaptureFixture[str], cluster: Cluster, name: str) -> Any:
     code, described = cli(capsys, cluster, "topics", "describe", name, "--no-configs")
     assert code == 0, described
@@ -56,11 +65,23 @@ def test_eligible_leader_replicas_are_described(
         "--config", "min.insync.replicas=2",
     )  # fmt: skip
     assert code == 0, created
-    healthy = _partitions(capsys, cluster, name)
+    code, described = cli(capsys, cluster, "topics", "describe", name)
+    assert code == 0, described
+    healthy, configs = described[0]["partitions"], described[0]["configs"]
+    # Fact (the screen replays of the same scenario, recorded on 4.1.2 and then on 4.4.0):
+    # 4.4's DescribeConfigs lists four topic configs 4.1.2's did not (max.decompressed.
+    # message.bytes is in 4.2.2's jars already); ZooKeeper-mode 3.9 has none of them.
+    newer = {k: v["value"] for k, v in configs.items() if k in NEWER_TOPIC_CONFIGS}
     if cluster.mode == "zk":
         assert (healthy[0]["elr"], healthy[0]["last_known_elr"]) == (None, None)
+        assert newer == {}, newer
         return
+    assert newer == NEWER_TOPIC_CONFIGS, newer
     assert (healthy[0]["elr"], healthy[0]["last_known_elr"]) == ([], [])
+    # The replays' `inventory` alike: one partition whose only replica is on broker 2.
+    solo = topic_name("elr-solo")
+    code, created = cli(capsys, cluster, "topics", "create", solo, "--replica-assignment", "2")
+    assert code == 0, created
     # Fact (Kafka 4.4, a new cluster with Kafka's defaults: ELR is on): with broker 3 gone
     # the ISR [1, 2] still meets min.insync.replicas; when broker 2 goes too, the ISR falls
     # below it and 2, the replica that left it then, becomes eligible to lead again.
@@ -75,6 +96,13 @@ def test_eligible_leader_replicas_are_described(
         assert partition["elr"] == [2], partition
         text = main_text(cluster, "topics", "describe", name)
         assert "\tIsr: 1\tElr: 2\tLastKnownElr: \t" in text
+        # Fact (Kafka 4.4, as the replays' inventory-0 shows): a partition whose only
+        # replica's broker stopped keeps no ISR; that replica is its eligible and its last
+        # known eligible leader replica.
+        while (alone := _partitions(capsys, cluster, solo)[0])["leader"] != -1:
+            assert time.monotonic() < deadline, alone
+            time.sleep(0.2)
+        assert (alone["isr"], alone["elr"], alone["last_known_elr"]) == ([], [2], [2]), alone
     finally:
         cluster.restore()
 
