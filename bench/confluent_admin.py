@@ -1,9 +1,10 @@
 """One request through confluent-kafka's AdminClient (librdkafka), as a whole process: what a
 Python user would write instead of kafka-tui (bench/startup.py's peer; optional package).
 
-Usage: python bench/confluent_admin.py describe|create BOOTSTRAP TOPIC
+Usage: python bench/confluent_admin.py describe|create|delete BOOTSTRAP TOPIC
   describe: DescribeTopics for TOPIC (partitions, leaders, replicas, ISR), printed as JSON;
-  create:   CreateTopics for TOPIC with 1 partition, replication factor 1.
+  create:   CreateTopics for TOPIC with 1 partition, replication factor 1;
+  delete:   DeleteTopics for TOPIC.
 Exit 0 on success, 1 on a Kafka error.
 """
 
@@ -23,6 +24,9 @@ def main() -> int:
         if action == "create":
             client.create_topics([NewTopic(topic, 1, 1)])[topic].result()
             print(json.dumps({"topic": topic, "ok": True}))
+        elif action == "delete":
+            client.delete_topics([topic])[topic].result()
+            print(json.dumps({"topic": topic, "deleted": True}))
         else:
             found = client.describe_topics(TopicCollection([topic]))[topic].result()
             partitions = [

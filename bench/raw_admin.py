@@ -1,9 +1,10 @@
 """One raw request through aiokafka's own admin client, as a whole process: the yardstick.
 
-Usage: python bench/raw_admin.py create|delete BOOTSTRAP NAMES_FILE [--partitions 3] [--rf 3]
-       [--assignments FILE]
+Usage: python bench/raw_admin.py create|delete|describe BOOTSTRAP NAMES_FILE [--partitions 3]
+       [--rf 3] [--assignments FILE]
 `--assignments`: a JSON object, topic -> [[replica ids] per partition]; the request then
 carries those explicit assignments (as kafka-tui's own placement sends) instead of counts.
+`describe`: aiokafka's describe_topics (one Metadata request) for the names.
 Prints one JSON line: {"ok": n, "failed": n, "errors": {...}}. No kafka-tui code involved.
 """
 
@@ -38,6 +39,9 @@ async def run(
                 topics = [NewTopic(n, partitions, rf) for n in names]
             response = await client.create_topics(topics, timeout_ms=300_000)
             codes = [t[1] for t in response.topic_errors]
+        elif action == "describe":
+            described = await client.describe_topics(names)
+            codes = [t["error_code"] for t in described]
         else:
             response = await client.delete_topics(names, timeout_ms=300_000)
             codes = [t[1] for t in response.topic_error_codes]
@@ -49,7 +53,7 @@ async def run(
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("action", choices=["create", "delete"])
+    parser.add_argument("action", choices=["create", "delete", "describe"])
     parser.add_argument("bootstrap")
     parser.add_argument("names_file", type=Path)
     parser.add_argument("--partitions", type=int, default=3)
