@@ -142,6 +142,10 @@ async def run(args: argparse.Namespace, profile: Profile, admin: KafkaAdmin, as_
     return 0
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 _GROW_COLUMNS = [
     "partitions",
     "keys_moving",
@@ -162,16 +166,12 @@ def print_report(result: KeyReportResult) -> None:
     )
     if r.left_out is not None:
         left = r.left_out
+        gone = [_count(left.tombstoned_keys, "key") + " deleted (its latest record a tombstone)"]
+        if left.null_key_records:
+            gone.append(_count(left.null_key_records, "record") + " without a key (never kept)")
         print(
             "Compacted: the latest record per key counted once (in each partition it was "
-            f"written to), as compaction keeps it; {left.tombstoned_keys:,} keys whose latest "
-            "record is a tombstone (deleted) left out"
-            + (
-                f", and {left.null_key_records:,} records without a key (the cleaner drops them)"
-                if left.null_key_records
-                else ""
-            )
-            + "."
+            f"written to), as compaction keeps it; left out: {', '.join(gone)}."
         )
     print()
     output.rows(

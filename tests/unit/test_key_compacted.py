@@ -110,3 +110,20 @@ def test_a_kept_compacted_count_weighs_its_latest_records(
     back = saved.from_json(entry).recent
     assert back is not None and back.compacted
     assert back.grow.records_per_partition == expected[-1].records_per_partition
+
+
+def test_the_table_says_what_was_counted(capsys: pytest.CaptureFixture[str]) -> None:
+    from kafka_tui.cli.topic_keys import print_report
+    from kafka_tui.services.key_report import KeyReportResult
+
+    tally = _aggregate(ROWS, True, 4)
+    print_report(KeyReportResult(key_stats.report("t", tally, 2, [3], 2, True), True, "local", 2))
+    out = capsys.readouterr().out
+    assert out.startswith("Topic t: 5 records, 63 bytes (keys + values), 4 distinct keys, 0 ")
+    assert (
+        "Compacted: the latest record per key counted once (in each partition it was written "
+        "to), as compaction keeps it; left out: 1 key deleted (its latest record a tombstone), "
+        "1 record without a key (never kept).\n" in out
+    )
+    print_report(KeyReportResult(key_stats.report("t", tally, 2, [3], 2), False, "local", 2))
+    assert "Compacted" not in capsys.readouterr().out
