@@ -208,6 +208,11 @@ async def _produce(
     if args.file is not None:
         if args.key is not None or args.value is not None:
             raise UsageError("--file: give the records in the file, or --key/--value, not both")
+        if args.key_schema_id is not None or args.value_schema_id is not None:
+            raise UsageError(
+                "--file: each record object names its own schema_id; --key-schema-id and "
+                "--value-schema-id are for --key/--value"
+            )
         records = list(_file_records(args, messages, schemas))
         if args.partition is not None or timestamp is not None or args.header:
             extra = tuple(messages.record_headers(args.header))
@@ -234,6 +239,8 @@ async def _produce(
                 topic=args.topic,
                 key_subject=args.key_subject,
                 value_subject=args.value_subject,
+                key_schema_id=args.key_schema_id,
+                value_schema_id=args.value_schema_id,
             )
         ]
     acks: Acks = "all" if args.acks == "-1" else args.acks

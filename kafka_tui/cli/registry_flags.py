@@ -86,6 +86,14 @@ def add_produce_registry_flags(parser: argparse.ArgumentParser) -> None:
             help=f"the subject the {which}s' schema is looked up or registered under "
             f"(default: TOPIC-{which})",
         )
+    for which in ("key", "value"):
+        group.add_argument(
+            f"--{which}-schema-id",
+            type=int,
+            metavar="ID",
+            help=f"write the {which} (--{which}) with the registry's schema of this id, not "
+            f"its subject's latest",
+        )
     group.add_argument(
         "--register",
         action="store_true",

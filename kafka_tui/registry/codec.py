@@ -186,6 +186,17 @@ class RecordSchemas:
             _shared=self._shared,
         )
 
+    def with_proto_message(self, name: str | None) -> RecordSchemas:
+        """The same registry (its client; parsed schemas asked again), writing Protobuf
+        with the message `name` (None: the schema's first): the produce form's choice."""
+        shared = self._shared
+        return RecordSchemas(
+            key_schema=self._files["key"],
+            value_schema=self._files["value"],
+            which=self.which,
+            _shared=_Shared(shared.client, shared.validate_json, name),
+        )
+
     def close(self) -> None:
         if self._shared.client is not None:
             self._shared.client.close()

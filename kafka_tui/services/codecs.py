@@ -79,6 +79,10 @@ class SchemaSource(Protocol):
 
     def side(self, which: str) -> SchemaCodec: ...
 
+    def with_proto_message(self, name: str | None) -> SchemaSource:
+        """The same schemas, writing Protobuf with the message `name` (None: the first)."""
+        ...
+
 
 def sides(schemas: SchemaSource | None) -> tuple[SchemaCodec | None, SchemaCodec | None]:
     """The key's and the value's SchemaCodec (None, None without a registry or file)."""

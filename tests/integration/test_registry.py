@@ -58,6 +58,11 @@ MONEY_PROTO = """syntax = "proto3";
 package common;
 message Money { string currency = 1; int64 units = 2; }
 """
+TWO_PROTO = """syntax = "proto3";
+package k;
+message A { string a = 1; }
+message B { string b = 1; }
+"""
 ORDER_PROTO = """syntax = "proto3";
 package shop;
 import "common/money.proto";
@@ -181,16 +186,28 @@ def test_avro_with_a_reference_written_and_read_through_the_registry(
         f"The value schema is registered under subject 'shop-address': schema id {address_id}.",
     ]
     assert out == f"Record written to '{topic}' partition 0 at offset 1.\n"
+    # --value-schema-id: that schema, not the subject's latest (shop-address's here)
+    by_id = [
+        "messages", "produce", topic, "--schema-registry", registry_url, "--value-format",
+        "avro", "--value-schema-id", str(customer_id), "--value-subject", "shop-address",
+    ]  # fmt: skip
+    bo = {"name": "Bo", "visits": 1, "home": {"city": "Pisa"}}
+    code, out, err = run(capsys, kraft_cluster, *by_id, "--value", json.dumps(bo))
+    assert (code, err) == (0, "") and out.endswith("at offset 2.\n"), err
+    code, out, err = run(capsys, kraft_cluster, *by_id, "--file", str(avsc))
+    assert (code, out) == (2, "") and "--key-schema-id and --value-schema-id are for" in err
 
     code, records, err = _read(capsys, kraft_cluster, topic, "--schema-registry", registry_url)
     assert (code, err) == (0, "")
     assert [(r["value"], r["value_format"], r["schema_id"]) for r in records] == [
         (value, "avro", customer_id),
         ({"city": "Rome"}, "avro", address_id),
+        (bo, "avro", customer_id),
     ]
     assert [(r["key"], r["key_format"]) for r in records] == [
         ("k", "string"),
         ({"id": "k"}, "jsonschema"),
+        (None, "auto"),
     ]
     # Asked as protobuf, the Avro record is kept as bytes with a sentence (exit 1).
     code, records, _ = _read(
@@ -382,3 +399,28 @@ async def test_records_screen_decodes_and_produces_through_the_profiles_registry
         await until(pilot, lambda: app.screen is screen, lambda: str(value_error.render()))
         await until(pilot, lambda: len(screen.shown) == 2, seen)
         assert seen()[0] == ({"page": "/b"}, "avro", visit_id)  # newest first
+
+        # a Protobuf key of the schema's second message, chosen in the form (the first,
+        # k.A, has no field b: written without the choice, it would be refused)
+        client.register(f"{topic}-key", RegisteredSchema(None, "PROTOBUF", TWO_PROTO))
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ProduceDialog), lambda: app.screen)
+        dialog = app.screen
+        assert isinstance(dialog, ProduceDialog)
+        message = dialog.query_one("#proto-message", Input)
+        assert not message.display
+        dialog.query_one("#key-format", Select).value = "protobuf"
+        await pilot.pause()
+        assert message.display
+        dialog.query_one("#key", Input).value = '{"b": "x"}'
+        dialog.query_one("#value", TextArea).text = "c"
+        message.value = "k.B"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: len(screen.shown) == 3, seen)
+        newest = screen.shown[0]
+        assert (newest["key"], newest["key_format"], newest["value"]) == (
+            {"b": "x"},
+            "protobuf",
+            "c",
+        )

@@ -67,6 +67,7 @@ class ProduceDialog(ModalScreen[Produced | None]):
         self.errors: dict[str, str] = {}
         self.edited: set[str] = set()
         self.submitted = False
+        self.proto_message: str | None = None  # the Protobuf message written (None: first)
 
     def compose(self) -> ComposeResult:
         formats = [(f, f) for f in (FORMATS if self.schemas is not None else FORM_FORMATS)]
@@ -84,6 +85,13 @@ class ProduceDialog(ModalScreen[Produced | None]):
                     yield Select(formats, value="auto", allow_blank=False, id="value-format")
                 yield self._schema_input("value")
                 yield Label("", id="value-error", classes="field-error", markup=False)
+                message = Input(
+                    placeholder="Protobuf message, e.g. shop.Order (empty: the schema's first)",
+                    id="proto-message",
+                    classes="produce-schema",
+                )
+                message.display = False  # shown when a side is protobuf
+                yield message
                 yield TextArea(
                     id="headers",
                     placeholder="headers NAME=VALUE, one per line or comma-separated",
@@ -128,6 +136,7 @@ class ProduceDialog(ModalScreen[Produced | None]):
             "value-format": str(self.query_one("#value-format", Select).value),
             "key-schema": self.query_one("#key-schema", Input).value,
             "value-schema": self.query_one("#value-schema", Input).value,
+            "proto-message": self.query_one("#proto-message", Input).value.strip(),
         }
 
     @on(Input.Changed)
@@ -167,6 +176,9 @@ class ProduceDialog(ModalScreen[Produced | None]):
             fmt = formats[which] = v[f"{which}-format"]
             self.query_one(f"#{which}-schema", Input).display = fmt in SCHEMA_FORMATS
         through_registry = any(f in SCHEMA_FORMATS for f in formats.values())
+        protobuf = "protobuf" in formats.values()
+        self.query_one("#proto-message", Input).display = protobuf
+        self.proto_message = (v["proto-message"] or None) if protobuf else None
         checked = {w: "json" if f in SCHEMA_FORMATS else f for w, f in formats.items()}
         try:
             record_from_values(key, None, key_format=checked["key"], topic=self.topic)
@@ -235,8 +247,11 @@ class ProduceDialog(ModalScreen[Produced | None]):
         self.query_one("#produce-send", Button).disabled = True
         if record is None:  # through the registry: encoded in a thread
             try:
+                schemas = self.schemas
+                if schemas is not None and self.proto_message is not None:
+                    schemas = schemas.with_proto_message(self.proto_message)
                 record = await asyncio.to_thread(
-                    partial(record_from_values, **request, schemas=self.schemas)
+                    partial(record_from_values, **request, schemas=schemas)
                 )
             except FieldError as exc:
                 said = field_error_words(exc)
