@@ -305,6 +305,27 @@ def seed_demo(dev: DevCluster, bootstrap: str) -> None:
     asyncio.run(_seed_moving(bootstrap))
     asyncio.run(produce(bootstrap, "orders", 300))
     dev.stop_broker(DEMO_STOPPED_BROKER)
+    asyncio.run(_until_offline(bootstrap, DEMO_STOPPED_BROKER))
+
+
+async def _until_offline(bootstrap: str, broker: int, timeout_s: float = 60) -> None:
+    """Until every replica on the stopped broker is offline in Metadata: a ZooKeeper-mode
+    broker learns it a moment after the leaders change (a zk-demo recorded at once had
+    inventory-0 leaderless but its replica not yet offline)."""
+    deadline = time.monotonic() + timeout_s
+    async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
+        while True:
+            pending = [
+                f"{t.name}-{p.partition}"
+                for t in await admin.list_topics()
+                for p in t.partitions
+                if broker in p.replicas and broker not in p.offline_replicas
+            ]
+            if not pending:
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"broker {broker}'s replicas still online: {pending[:5]}")
+            await asyncio.sleep(0.2)
 
 
 async def _seed_moving(bootstrap: str) -> None:
