@@ -31,6 +31,7 @@ from ..services import parsing
 from ..services import plan_parts as parts
 from ..services.plan_apply import broker_differences
 from ..services.plan_documents import cluster_view
+from ..services.plan_keys import KEY_MOVES
 from ..services.snapshot import Snapshot, take_snapshot
 from ..services.spark_runner import run_streamed_job, spark_log_path
 from .plan_output import print_balance, progress_bar, refused_other_cluster, stages
@@ -116,6 +117,9 @@ async def _done(
         return 2
     if args.action == "preview":
         kept = args.save is not None or parts.is_parts(Path(args.plan))
+        moves = await _key_moves(admin, folder, summary, snapshot)
+        if moves:
+            summary = {**summary, KEY_MOVES: moves}
         if as_json:
             document = {**summary, "parts": str(folder / summary["parts"]) if kept else None}
             sys.stdout.write(json.dumps(document) + "\n")
@@ -125,6 +129,46 @@ async def _done(
     if profile.read_only:
         return 1  # cli/plans.py refused already
     return await _apply(args, profile, admin, folder, summary, as_json, snapshot)
+
+
+async def _key_moves(
+    admin: KafkaAdmin, folder: Path, summary: dict[str, Any], snapshot: Snapshot | None
+) -> list[dict[str, object]]:
+    """`key_moves` as `plan preview` gives an in-process plan (services/plan_keys.py), for
+    the grown topics that have a kept `topics keys` count: a streamed plan's topics are too
+    many to list each one without a count. The part files are read only when some topic of
+    this cluster has a kept count, and only its lines are parsed."""
+    from ..services.key_reports_saved import kept_topics
+    from ..services.plan_keys import key_moves
+
+    counted = await asyncio.to_thread(kept_topics, admin.cluster_id)
+    if not counted:
+        return []
+
+    def grown() -> list[dict[str, Any]]:
+        found = []
+        for part in sorted(p for p in (folder / summary["parts"]).glob("part-*")):
+            with part.open(encoding="utf-8") as lines:
+                for line in lines:
+                    if any(name in line for name in counted):
+                        entry = json.loads(line)
+                        if entry["topic"] in counted and entry["action"] == "grow":
+                            found.append(entry)
+        return found
+
+    topics = await asyncio.to_thread(grown)
+    if not topics:
+        return []
+    if snapshot is not None:
+        current = {n: len(t.partitions) for n, t in snapshot.topics.items() if n in counted}
+    else:
+        described, _ = await admin.describe_topics(
+            sorted({t["topic"] for t in topics}), configs=False
+        )
+        current = {t.name: len(t.partitions) for t in described}
+    return await asyncio.to_thread(
+        key_moves, admin.cluster_id, topics, current, int(time.time() * 1000)
+    )
 
 
 def print_summary(summary: dict[str, Any], folder: Path | None) -> None:
@@ -142,6 +186,7 @@ def print_summary(summary: dict[str, Any], folder: Path | None) -> None:
             f"{b['leaders_before']} -> {b['leaders_after']}\t{b['degree']}"
         )
     print_balance(stats)
+    _print_key_moves(summary)
     for w in summary["warnings"][:20]:
         print(f"WARNING: {w}", file=sys.stderr)
     left = len(summary["warnings"]) - 20 + summary.get("warnings_left_off", 0)
@@ -204,6 +249,15 @@ async def _apply(
     if not as_json:
         print(f"Applied in {time.perf_counter() - started:.1f}s.", file=sys.stderr)
     return _report(applied, as_json)
+
+
+def _print_key_moves(summary: dict[str, Any]) -> None:
+    """What each grow with a kept key count moves (`key_moves`), as `plan preview` words it."""
+    from ..services.key_reports_saved import from_json, lines
+
+    for entry in summary.get(KEY_MOVES) or []:
+        for line in lines(from_json(entry)):
+            print(line)
 
 
 def _confirm(summary: dict[str, Any]) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -17,8 +17,9 @@ from ..services import parsing
 from . import output
 
 if TYPE_CHECKING:
-    from ..admin import KafkaAdmin
+    from ..admin import KafkaAdmin, TopicResult
     from ..services.key_report import KeyReportResult
+    from ..services.key_reports_saved import GrowKeys
     from ..services.keys import KeyMapping
 
 
@@ -231,16 +232,18 @@ def say_recent_counts(
     current: Mapping[str, int],
     total: int,
     keys: Mapping[str, KeyMapping] | None = None,
-) -> None:
+) -> dict[str, GrowKeys]:
     """Before a grow (`topics alter --partitions`, `--validate-only` too): for each topic, what
     `total` partitions move by its recent `topics keys` count, on stderr (issue 51 point 3);
     for a topic whose keys matter (`keys`: the sampled check) and no fresh count, how to
-    count. The same numbers and words as the partitions form (key_reports_saved.grow_keys)."""
+    count. The same numbers and words as the partitions form (key_reports_saved.grow_keys).
+    Returns what was said, per topic, for `grow_results`' JSON."""
     import time
 
     from ..services.key_reports_saved import grow_keys, lines
 
     now_ms = int(time.time() * 1000)
+    said: dict[str, GrowKeys] = {}
     for topic, count in current.items():
         if total <= count:
             continue
@@ -248,6 +251,7 @@ def say_recent_counts(
         mapping = (keys or {}).get(topic)
         if found.recent is None and not (mapping is not None and mapping.changes):
             continue
+        said[topic] = found
         for line in lines(found):
             print(line, file=sys.stderr)
         if found.recent is None:
@@ -256,3 +260,24 @@ def say_recent_counts(
                 "(every record read once) and keeps the count for the next grow.",
                 file=sys.stderr,
             )
+    return said
+
+
+def grow_results(items: Sequence[TopicResult], as_json: bool, said: Mapping[str, GrowKeys]) -> int:
+    """A grow's results as `output.results` prints them; under --output json each grown topic
+    that `say_recent_counts` spoke of carries the same numbers as `key_moves` (the shape of
+    `plan preview`'s `key_moves` entries: key_reports_saved.grow_json)."""
+    if not as_json or not said:
+        return output.results(items, as_json)
+    from ..services.key_reports_saved import grow_json
+    from .words import worded
+
+    shown = [worded(r) for r in items]
+    output.emit_json(
+        [
+            r.to_json()
+            | ({"key_moves": grow_json(said[r.topic])} if r.ok and r.topic in said else {})
+            for r in shown
+        ]
+    )
+    return 0 if all(r.ok for r in shown) else 1

@@ -548,13 +548,14 @@ async def _alter(
         found, _ = await admin.describe_topics(names, configs=False)
         current = {t.name: len(t.partitions) for t in found}
         keys = await key_mapping_check(admin, requests, current)
-        topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions, keys)
+        said = topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions, keys)
         if not _confirm_key_moves(args, keys, current):
             return 1
         results = await admin.create_partitions(
             requests, timeout_ms=args.timeout_ms, validate_only=args.validate_only
         )
-        return output.results(warn_key_mapping(results, requests, current, keys), as_json)
+        warned = warn_key_mapping(results, requests, current, keys)
+        return topic_keys.grow_results(warned, as_json, said)
     store = PlaceholderStore(profile.connection, profile.placeholders_topic)
     zookeeper = zookeeper_of(args, profile)
     reuse = load_reuse(args, profile, admin)
@@ -563,7 +564,7 @@ async def _alter(
     )
     current = {n: len(snapshot.topics[n].partitions) for n in names if n in snapshot.topics}
     keys = await key_mapping_check(admin, requests, current)
-    topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions, keys)
+    said = topic_keys.say_recent_counts(admin.cluster_id, current, args.partitions, keys)
     if not _confirm_key_moves(args, keys, current):
         return 1
     results = await grow_partitions(
@@ -579,7 +580,7 @@ async def _alter(
     )
     if reuse is not None and not args.validate_only:
         reuse.placed(admin.cluster_id, results)
-    return output.results(results, as_json)
+    return topic_keys.grow_results(results, as_json, said)
 
 
 def _confirm_key_moves(

@@ -84,6 +84,17 @@ def save(
         partial.replace(path)
 
 
+def kept_topics(cluster_id: str | None) -> set[str]:
+    """The topics of `cluster_id` with a kept count (fresh or not): a streamed plan weighs
+    only these (its topics are too many to look each up)."""
+    if cluster_id is None or not _CLUSTER_ID.fullmatch(cluster_id):
+        return set()
+    try:
+        return {p.stem for p in (folder() / cluster_id).glob("*.arrow") if _TOPIC.fullmatch(p.stem)}
+    except OSError:
+        return set()
+
+
 @dataclass(frozen=True)
 class RecentGrow:
     topic: str

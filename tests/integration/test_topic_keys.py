@@ -168,10 +168,18 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
     assert grown["max_over_avg"] == round(max(after) * 5 / records, 4)
 
     # A grow's preview shows the count's numbers for the new count (issue 51 point 3).
-    code, _, err = run(
-        capsys, kraft_cluster, "topics", "alter", topic, "--partitions", "5", "--validate-only"
-    )
+    code, out, err = run(
+        capsys, kraft_cluster, "--output", "json", "topics", "alter", topic,
+        "--partitions", "5", "--validate-only",
+    )  # fmt: skip
     assert code == 0, err
+    # --output json: the same numbers in the result, as a plan's key_moves entry.
+    [validated] = json.loads(out)
+    moves = validated["key_moves"]
+    assert (moves["topic"], moves["partitions_before"], moves["partitions"]) == (topic, 3, 5)
+    kept = ("keys_moving", "records_moving", "records_per_partition", "max_over_avg")
+    assert {k: moves["key_report"][k] for k in kept} == {k: grown[k] for k in kept}
+    assert moves["key_report"]["compacted"] is False
     assert f"Keys of '{topic}' as counted " in err, err
     assert (
         f" ago: growing to 5 partitions sends {grown['keys_moving']:.1%} of its keys and "
@@ -202,6 +210,18 @@ def test_keys_where_kafka_put_them_a_hand_count_and_both_engines(
         "key_report": None,
         "missing": "no key report of it has been kept",
     }
+    # A streamed plan's parts (as the Spark job writes them; its summary cut to what a
+    # preview reads) carry the same numbers for the grows with a kept count.
+    streamed = tmp_path / "parts"
+    (streamed / "topics").mkdir(parents=True)
+    (streamed / "summary.json").write_text('{"parts": "topics", "stats": {"sanity": {"ok": true}}}')
+    (streamed / "topics" / "part-00000.txt").write_text(
+        "\n".join(json.dumps(e) for e in planned["topics"]) + "\n"
+    )
+    code, from_parts = run_json(capsys, kraft_cluster, "plan", "preview", str(streamed))
+    assert code == 0 and isinstance(from_parts, dict), from_parts
+    [streamed_moves] = from_parts["key_moves"]  # `other` has no kept count: not listed
+    assert {k: streamed_moves["key_report"][k] for k in numbers} == numbers
 
     # The table for people; --since after every record: nothing read; a count below the
     # topic's: refused, naming the flag.
