@@ -239,8 +239,8 @@ def latest_only(tally: pa.Table) -> tuple[pa.Table, LeftOut]:
     live = pc.and_(keyed, pc.invert(tombstone))
     dead = tally.filter(pc.and_(keyed, tombstone))
     kept = tally.filter(live)
-    live_keys = pc.unique(kept["key"])
-    gone = pc.unique(dead["key"]).filter(pc.invert(pc.is_in(pc.unique(dead["key"]), live_keys)))
+    dead_keys = pc.unique(dead["key"])
+    gone = dead_keys.filter(pc.invert(pc.is_in(dead_keys, pc.unique(kept["key"]))))
     by_partition = {
         int(p): int(n)
         for p, n in zip(
