@@ -108,9 +108,14 @@ def case_streamed(plan: Path, out: Path, master: str, conf: dict[str, str]) -> d
     return {"rows_counted": rows, "parts": len(list((out / "topics").glob("part-*")))}
 
 
+def _cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_case(args: argparse.Namespace) -> None:
     """One case in this process: prints {seconds, parent_mb, children_mb, ...} as JSON."""
-    conf = {"spark.executor.memory": args.executor_memory}
+    conf = {"spark.executor.memory": args.executor_memory, **_conf(args)}
     plan, out = Path(args.plan), Path(args.out)
     start = time.perf_counter()
     if args.case == "in-process":
@@ -126,6 +131,7 @@ def run_case(args: argparse.Namespace) -> None:
                 "seconds": round(seconds, 1),
                 "parent_mb": round(_peak_mb(resource.RUSAGE_SELF)),
                 "children_mb": round(_peak_mb(resource.RUSAGE_CHILDREN)),
+                "cpu_s": round(_cpu_seconds(resource.RUSAGE_SELF), 1),
                 **extra,
             }
         )
@@ -133,14 +139,18 @@ def run_case(args: argparse.Namespace) -> None:
 
 
 @contextlib.contextmanager
-def standalone(wanted: bool, folder: Path) -> Iterator[str | None]:
+def standalone(wanted: bool, folder: Path, cores: int | None) -> Iterator[str | None]:
     if not wanted:
         yield None
         return
     cluster = SparkDevCluster(folder / "spark-cluster")
     start = time.perf_counter()
-    state = cluster.up(2, worker_memory="3g")
-    print(f"standalone cluster (master + 2 workers) up in {time.perf_counter() - start:.1f}s")
+    state = cluster.up(2, worker_memory="3g", cores=cores)
+    print(
+        f"standalone cluster (master + 2 workers of {state.cores_per_worker} cores) up in "
+        f"{time.perf_counter() - start:.1f}s"
+    )
+    _CLUSTER_PIDS[:] = [n.pid for n in (state.master, *state.workers) if n.pid]
     try:
         yield cluster.master_url(state)
     finally:
@@ -152,11 +162,92 @@ def spawn(
 ) -> dict[str, Any]:
     command = [sys.executable, __file__, "--case", case, "--plan", str(plan), "--out", str(out),
                "--master", master, "--executor-memory", args.executor_memory]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        return {"failed": (done.stderr or done.stdout).strip().splitlines()[-1:]}
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    for item in args.conf:
+        command += ["--conf", item]
+    if args.event_log:
+        command += ["--event-log", str(args.event_log)]
+    sampler = CpuSampler()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    roots = [process.pid, *(_CLUSTER_PIDS if master.startswith("spark://") else [])]
+    with sampler.running(roots):
+        stdout, stderr = process.communicate()
+    if process.returncode != 0:
+        return {"failed": (stderr or stdout).strip().splitlines()[-1:]}
+    result: dict[str, Any] = json.loads(stdout.strip().splitlines()[-1])
+    result.update(sampler.totals())
     return result
+
+
+_CLUSTER_PIDS: list[int] = []
+
+
+class CpuSampler:
+    """CPU seconds of a process tree (the case's process and its descendants: the Spark job,
+    its JVM, the Python workers; with a standalone master also the cluster's master, workers,
+    executors and their Python), read from /proc every 0.2 s: each process's own user+system
+    time as last seen (a process living under 0.2 s is missed; the cluster's idle daemons are
+    counted from the case's start, not their own)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[int, tuple[str, float, float]] = {}  # pid: kind, first, last
+
+    @contextlib.contextmanager
+    def running(self, roots: list[int]) -> Iterator[None]:
+        import threading
+
+        stop = threading.Event()
+        thread = threading.Thread(target=self._loop, args=(roots, stop), daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
+    def _loop(self, roots: list[int], stop: Any) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        while True:
+            parents: dict[int, list[int]] = {}
+            stats: dict[int, tuple[str, float]] = {}
+            for entry in Path("/proc").glob("[0-9]*/stat"):
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    text = entry.read_text()
+                    name = text[text.index("(") + 1 : text.rindex(")")]
+                    fields = text.rsplit(")", 1)[1].split()
+                    pid = int(entry.parent.name)
+                    parents.setdefault(int(fields[1]), []).append(pid)
+                    stats[pid] = (name, (int(fields[11]) + int(fields[12])) / tick)
+            todo, tree = list(roots), set()
+            while todo:
+                pid = todo.pop()
+                if pid not in tree:
+                    tree.add(pid)
+                    todo.extend(parents.get(pid, []))
+            for pid in tree & stats.keys():
+                name, cpu = stats[pid]
+                kind = "java" if "java" in name else "python" if "python" in name else "other"
+                if pid in self.seen:
+                    first = self.seen[pid][1]
+                else:  # the cluster's daemons ran before: from now; any other: all of it
+                    first = cpu if pid in _CLUSTER_PIDS else 0.0
+                self.seen[pid] = (kind, first, cpu)
+            if stop.wait(0.2):
+                return
+
+    def totals(self) -> dict[str, float]:
+        found: dict[str, float] = {}
+        for kind, first, last in self.seen.values():
+            found[f"{kind}_cpu_s"] = found.get(f"{kind}_cpu_s", 0.0) + last - first
+        return {k: round(v, 1) for k, v in found.items()}
+
+
+def _conf(args: argparse.Namespace) -> dict[str, str]:
+    conf = dict(item.split("=", 1) for item in args.conf)
+    if args.event_log:
+        args.event_log.mkdir(parents=True, exist_ok=True)
+        conf["spark.eventLog.enabled"] = "true"
+        conf["spark.eventLog.dir"] = str(args.event_log)
+    return conf
 
 
 def same_placement(document: Path, parts_dir: Path) -> bool:
@@ -178,6 +269,13 @@ def main() -> None:
     parser.add_argument("--udf-max", type=int, default=1_000_000, help="rows")
     parser.add_argument("--executor-memory", default="1g")
     parser.add_argument("--keep", type=Path, help="a folder to write the plan and outputs to")
+    parser.add_argument(
+        "--conf", action="append", default=[], metavar="KEY=VALUE", help="a Spark setting"
+    )
+    parser.add_argument("--event-log", type=Path, help="Spark's event logs to this folder")
+    parser.add_argument(
+        "--worker-cores", type=int, help="cores each standalone worker offers (default: all)"
+    )
     # one case, in a process of its own (what main() spawns)
     parser.add_argument("--case", help=argparse.SUPPRESS)
     parser.add_argument("--plan", help=argparse.SUPPRESS)
@@ -205,9 +303,12 @@ def main() -> None:
         )
         print("30 brokers in racks 12/8/6/4, 3 offline, skewed load, mode enabled (min 2 live)")
         line("case", "engine", {"seconds": "seconds", "parent_mb": "parent MB",
-                                "children_mb": "children MB"}, "notes")  # fmt: skip
+                                "children_mb": "children MB", "cpu_s": "CPU-s"},
+             "notes (load: the 1-minute load average at the end)")  # fmt: skip
         spark_cases = any(c != "in-process" for c in cases)
-        url = stack.enter_context(standalone("standalone" in masters and spark_cases, folder))
+        url = stack.enter_context(
+            standalone("standalone" in masters and spark_cases, folder, args.worker_cores)
+        )
         engines = {"local[2]": "local[2]", "standalone": url}
         document = folder / "in-process.json"
         for case in cases:
@@ -238,7 +339,12 @@ def main() -> None:
 
 def line(case: str, engine: str, found: dict[str, Any], notes: str) -> None:
     seconds, parent, children = (found.get(k, "-") for k in ("seconds", "parent_mb", "children_mb"))
-    print(f"{case:<12} {engine:<12} {seconds:>8} {parent:>10} {children:>12}  {notes}", flush=True)
+    kinds = [k for k in ("java_cpu_s", "python_cpu_s", "other_cpu_s") if k in found]
+    cpu = round(sum(found[k] for k in kinds), 1) if kinds else found.get("cpu_s", "-")
+    split = " + ".join(f"{k.split('_')[0]} {found[k]}" for k in kinds)
+    load = os.getloadavg()[0]
+    print(f"{case:<12} {engine:<12} {seconds:>8} {parent:>10} {children:>12} {cpu:>8} "
+          f"{load:>5.1f}  {notes} {f'(CPU-s: {split})' if split else ''}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

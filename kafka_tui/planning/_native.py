@@ -9,6 +9,13 @@ same results (tests compare both on a corpus of random clusters).
 A build is used only when its stamp matches the sources beside this file and this Python,
 so an edited module runs as Python until the next build, never as a stale binary; a machine
 without a C compiler runs Python. KAFKA_TUI_PURE_PYTHON=1 turns the build off.
+
+Spark's executors import these sources from a zip (spark_job.package_zip), where no build
+sits beside them: the zip names the driver's build (`SHIPPED`, written only when the driver
+places with it), and an executor that finds that folder holding a build of exactly the zipped
+sources for its own Python uses it (a worker on the driver's machine, or one sharing its
+folder). Without it the plan job's placement ran as Python on a standalone cluster and ~2.9x
+slower than on local[N] (bench/README.md, plans_scale.py).
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 BUILD = HERE.parents[1] / "build" / "native"
 _STAMP = "stamp.json"
 _RUNTIME = "runtime"  # mypyc's shared library for the group (a top-level module)
+SHIPPED = "_native_build.json"  # in a zip of these sources: {"build": folder, "stamp": ...}
 
 
 def stamp(sources: Path = HERE) -> dict[str, str]:
@@ -39,7 +47,10 @@ def enable(package_path: list[str], build: Path = BUILD) -> bool:
     if os.environ.get("KAFKA_TUI_PURE_PYTHON"):
         return False
     if not current(build):
-        return False
+        shipped = shipped_build()
+        if shipped is None:
+            return False
+        build = shipped
     package_path.insert(0, str(build / "kafka_tui" / "planning"))
     sys.path.append(str(build / _RUNTIME))
     return True
@@ -51,6 +62,27 @@ def current(build: Path = BUILD) -> bool:
         return bool(json.loads((build / _STAMP).read_text()) == stamp())
     except (OSError, ValueError):
         return False
+
+
+def shipped(build: Path = BUILD) -> str:
+    """What a zip of these sources carries as SHIPPED: the build and its stamp."""
+    return json.dumps({"build": str(build), "stamp": stamp()})
+
+
+def shipped_build() -> Path | None:
+    """The build a zip of these sources names (SHIPPED beside this module), when that folder
+    holds a build of exactly those sources for this Python; None otherwise (and from a
+    folder of sources, which has no SHIPPED)."""
+    import pkgutil
+
+    try:
+        data = json.loads(pkgutil.get_data(__name__.rpartition(".")[0], SHIPPED) or b"")
+        build = Path(data["build"])
+        made = json.loads((build / _STAMP).read_text())
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    python = f"{sys.implementation.cache_tag} {sys.version}"
+    return build if made == data["stamp"] and made.get("python") == python else None
 
 
 def build(target: Path = BUILD) -> None:

@@ -135,12 +135,24 @@ def package_zip(folder: Path, name: str, members: Sequence[str] | None) -> Path:
         if members is None:
             for source in sorted(root.rglob("*.py")):
                 archive.write(source, f"kafka_tui/{source.relative_to(root).as_posix()}")
+            _ship_native(archive)
             return target
         archive.writestr("kafka_tui/__init__.py", "")
         for pattern in members:
             for source in sorted(root.glob(pattern)):
                 archive.write(source, f"kafka_tui/{source.relative_to(root).as_posix()}")
+        _ship_native(archive)
     return target
+
+
+def _ship_native(archive: zipfile.ZipFile) -> None:
+    """Name the placer's compiled build in the zip when this process places with it: an
+    executor that sees the same folder uses it (planning/_native.py, `shipped_build`)."""
+    from kafka_tui import planning
+    from kafka_tui.planning import _native
+
+    if planning.NATIVE and "kafka_tui/planning/_native.py" in archive.namelist():
+        archive.writestr(f"kafka_tui/planning/{_native.SHIPPED}", _native.shipped())
 
 
 # The plan job's executors import only the pure planning modules and the one module outside
