@@ -12,8 +12,9 @@ A message's request and response are each a module of frozen dataclasses (~1-5 m
 define), and kio's package of a version imports both. Where kafka-tui writes one side itself
 (CreateTopics v4's request, every Metadata v12 answer) the other is all it needs:
 `load_request_schema` / `load_response_schema` import the one module alone, and
-`request_header` / `flexible_answer` tell a frame's headers from a table instead of from
-the schemas (bench/startup.py: a one-topic create loaded ~8 ms of schemas it never used).
+`request_header` / `flexible_answer` tell a frame's headers from a table (hand_wire.py)
+instead of from the schemas (bench/startup.py: a one-topic create loaded ~8 ms of schemas it
+never used).
 """
 
 import importlib
@@ -23,6 +24,9 @@ import threading
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from .hand_wire import FLEXIBLE_FROM, flexible_request
+from .hand_wire import flexible_answer as _flexible_answer
 
 if "hypothesis" not in sys.modules:
     sys.modules["hypothesis"] = None  # type: ignore[assignment]  # an import of it fails
@@ -37,6 +41,7 @@ from kio.static.constants import EntityType
 from kio.static.primitive import i16, i32
 
 __all__ = [
+    "FLEXIBLE_FROM",
     "entity_reader",
     "entity_writer",
     "flexible_answer",
@@ -47,36 +52,14 @@ __all__ = [
     "request_header",
 ]
 
-# Each API key -> the first version of its messages in the flexible format (KIP-482; None:
-# none is), from kio's schemas (Kafka's `flexibleVersions`). A flexible request carries
-# request header v2 (else v1), a flexible answer response header v1 (else v0), except
-# ApiVersions, whose answer keeps header v0 at every version. tests/unit/test_kio_loader.py
-# holds the table to kio's own schemas for every version kafka-tui sends.
-FLEXIBLE_FROM: dict[int, int | None] = {
-    0: 9, 1: 12, 2: 6, 3: 9, 8: 8, 9: 6, 10: 3, 11: 6, 12: 4, 13: 4, 14: 4, 15: 5, 16: 3,
-    17: None, 18: 3, 19: 5, 20: 4, 21: 2, 22: 2, 23: 4, 24: 3, 25: 3, 26: 3, 27: 1, 28: 3,
-    29: 2, 30: 2, 31: 2, 32: 4, 33: 2, 34: 2, 35: 2, 36: 2, 37: 2, 38: 2, 39: 2, 40: 2,
-    41: 2, 42: 2, 43: 2, 44: 1, 45: 0, 46: 0, 47: None, 48: 1, 49: 1, 50: 0, 51: 0, 52: 0,
-    53: 1, 54: 1, 55: 0, 56: 2, 57: 0, 58: 0, 59: 0, 60: 0, 61: 0, 62: 0, 63: 0, 64: 0,
-    65: 0, 66: 0, 67: 0, 68: 0, 69: 0, 70: 0, 71: 0, 72: 0, 73: 0, 74: 0, 75: 0, 76: 1,
-    77: 1, 78: 1, 79: 1, 80: 0, 81: 0, 82: 0, 83: 0, 84: 0, 85: 0, 86: 0, 87: 0, 88: 0,
-    89: 0, 90: 0, 91: 0, 92: 0,
-}  # fmt: skip
-_API_VERSIONS = 18
-
 _lock = threading.Lock()
-
-
-def _flexible(key: int, version: int) -> bool:
-    since = FLEXIBLE_FROM[key]
-    return since is not None and version >= since
 
 
 def request_header(key: int, version: int) -> type[Any]:
     """The request header class a request of `key` at `version` carries."""
     if key not in FLEXIBLE_FROM:
         return load_request_schema(key, version).__header_schema__  # type: ignore[no-any-return]
-    number = 2 if _flexible(key, version) else 1
+    number = 2 if flexible_request(key, version) else 1
     header: type[Any] = _module(f"kio.schema.request_header.v{number}.header").RequestHeader
     return header
 
@@ -85,7 +68,7 @@ def flexible_answer(key: int, version: int) -> bool:
     """Whether the answer to `key` at `version` has a flexible (tagged) response header."""
     if key not in FLEXIBLE_FROM:
         return bool(load_response_schema(key, version).__header_schema__.__flexible__)
-    return key != _API_VERSIONS and _flexible(key, version)
+    return _flexible_answer(key, version)
 
 
 def load_request_schema(key: int, version: int) -> type[Any]:

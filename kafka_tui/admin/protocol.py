@@ -14,7 +14,7 @@ import struct
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from . import wire
+from . import hand_wire, wire
 from .metadata_v12 import (
     Metadata,
     MetadataBroker,
@@ -91,8 +91,25 @@ class DescribeClusterRequest(WireRequest):
             include_fenced_brokers=self.include_fenced_brokers,
         )
 
+    def encode_message(self, version: int) -> bytes:
+        if version == 2:  # by hand: kio not loaded (hand_wire.py)
+            return hand_wire.describe_cluster_v2_request(self.include_fenced_brokers)
+        return super().encode_message(version)
+
+    def read(self, version: int) -> Callable[[bytes, int], tuple[Any, int]]:
+        return hand_wire.read_describe_cluster_v2 if version == 2 else super().read(version)
+
     @staticmethod
     def answer(response: Any) -> ClusterAnswer:
+        if isinstance(response, hand_wire.Cluster):
+            return ClusterAnswer(
+                response.error_code,
+                response.error_message,
+                response.cluster_id,
+                response.controller_id,
+                [ClusterBroker(*b) for b in response.brokers],
+                bool(response.brokers),  # v2 says which are fenced
+            )
         brokers: Any = response.brokers or ()
         return ClusterAnswer(
             code(response.error_code),
@@ -187,6 +204,11 @@ class MetadataRequest(WireRequest):
             allow_auto_topic_creation=False,
             include_topic_authorized_operations=False,
         )
+
+    def encode_message(self, version: int) -> bytes:
+        if version == 12:  # by hand: kio not loaded (hand_wire.py)
+            return hand_wire.metadata_v12_request(self.topics)
+        return super().encode_message(version)
 
     def read(self, version: int) -> Callable[[bytes, int], tuple[Any, int]]:
         if version == 12:
@@ -358,6 +380,9 @@ class CreateTopicsRequest(WireRequest):
             return wire.Frame(self.API, 4, body, wire.Decoder(self.read(4)))
         return super().prepare(versions)
 
+    def read(self, version: int) -> Callable[[bytes, int], tuple[Any, int]]:
+        return hand_wire.read_create_topics_v4 if version == 4 else super().read(version)
+
     def message(self, version: int) -> Any:
         request = self.API.request_type(version)
         topic = nested(request, "CreatableTopic")
@@ -385,6 +410,8 @@ class CreateTopicsRequest(WireRequest):
 
     @staticmethod
     def topic_answers(response: Any) -> list[TopicAnswer]:
+        if isinstance(response, hand_wire.CreateTopicsV4Answer):
+            return [TopicAnswer(t.name, t.error_code, t.error_message) for t in response.topics]
         answers = []
         for t in response.topics:
             details = wire.has(type(t), "num_partitions")

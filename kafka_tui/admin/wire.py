@@ -27,17 +27,11 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from aiokafka.protocol.api import Request, RequestStruct
 
+from . import hand_wire
 from .errors import AdminError
-from .kio_loader import (
-    entity_reader,
-    entity_writer,
-    flexible_answer,
-    i16,
-    i32,
-    load_request_schema,
-    load_response_schema,
-    request_header,
-)
+
+# kio (kio_loader) loads on the first message written or read through it: a create, a
+# describe or a listing of today's brokers sends only hand-written ones (hand_wire.py).
 
 E = TypeVar("E")
 
@@ -109,16 +103,22 @@ class Api:
 
 @cache
 def _request_type(key: int, version: int) -> type[Any]:
+    from .kio_loader import load_request_schema
+
     return load_request_schema(key, version)
 
 
 @cache
 def _response_type(key: int, version: int) -> type[Any]:
+    from .kio_loader import load_response_schema
+
     return load_response_schema(key, version)
 
 
 def encode(entity: Any) -> bytes:
     """An entity's bytes, by kio's generated writer."""
+    from .kio_loader import entity_writer
+
     buffer = io.BytesIO()
     entity_writer(type(entity))(buffer, entity)
     return buffer.getvalue()
@@ -126,6 +126,8 @@ def encode(entity: Any) -> bytes:
 
 def decode(entity_type: type[Any], data: bytes | memoryview, offset: int = 0) -> tuple[Any, int]:
     """An entity read from `data` at `offset`, and the offset after it."""
+    from .kio_loader import entity_reader
+
     try:
         value, size = entity_reader(entity_type)(data, offset)
     except Exception as exc:  # kio's native reader raises its own errors on a short buffer
@@ -220,21 +222,20 @@ class Frame:
         self.API_VERSION = version
         self.body = body
         self.RESPONSE_TYPE = decoder
-        # From a table, not the schemas: a side kafka-tui writes itself is never loaded.
-        self._request_header = request_header(api.key, version)
-        self._flexible_answer = flexible_answer(api.key, version)
+        # From a table (hand_wire.py), not the schemas: a side kafka-tui writes itself is
+        # never loaded, and the header is written by hand.
+        self._flexible_request = hand_wire.flexible_request(api.key, version)
+        self._flexible_answer = hand_wire.flexible_answer(api.key, version)
 
     def encode(self) -> bytes:
         return self.body
 
     def build_request_header(self, correlation_id: int, client_id: str) -> _Header:
-        header = self._request_header(
-            request_api_key=i16(self.API_KEY),
-            request_api_version=i16(self.API_VERSION),
-            correlation_id=i32(correlation_id),
-            client_id=client_id,
+        return _Header(
+            hand_wire.request_header(
+                self.API_KEY, self.API_VERSION, correlation_id, client_id, self._flexible_request
+            )
         )
-        return _Header(encode(header))
 
     def parse_response_header(self, data: io.BytesIO) -> _ResponseHeader:
         (correlation_id,) = _INT32.unpack(data.read(4))

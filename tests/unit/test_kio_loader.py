@@ -33,6 +33,7 @@ def test_headers_from_the_table_are_the_schemas_headers() -> None:
     apis = {r.API for r in _requests(wire.WireRequest) if hasattr(r, "API")}
     assert record_fetch.FetchRequest.API in apis and len(apis) > 30
     for api in apis:
+        assert api.key in kio_loader.FLEXIBLE_FROM, api  # frames take their headers from it
         # The ends of its range and either side of the switch to the flexible format (a
         # message's versions are flexible from one on: checking each costs ~2 s of loading).
         since = kio_loader.FLEXIBLE_FROM[api.key]
