@@ -66,6 +66,87 @@ def test_name_matches_as_keys_are_typed_and_taken_back() -> None:
     for text in ["o", "or", "ord", "orde", "ord", "or", "o", "", "p", "pa", "pay-", "pa", "s"]:
         shown, longest = matches(text)
         assert ([r.name for r in shown], longest) == everywhere(text), text
+    # Where the matches are many, their longest name is found among every name, longest
+    # first: the same answers.
+    matches = NameMatches(rows)
+    matches.FEW = 0
+    for text in ["o", "or", "ord", "or", "", "a", "au", "s", "-", "-d", "", "y"]:
+        shown, longest = matches(text)
+        assert ([r.name for r in shown], longest) == everywhere(text), text
+
+
+def test_rows_are_counted_when_drawn_and_a_name_search_counts_none() -> None:
+    """TopicRows counts a topic's row the first time it is asked for (the first frame draws
+    40 of 200,000: issue 52), the name search reads names only, and `fill` counts the rest:
+    the rows TopicRow.of counts."""
+    from kafka_tui.tui.widgets.topic_table import TopicRows
+
+    leaderless = [PartitionInfo(0, -1, (3,), (), (3,))]
+    topics = [
+        TopicDescription(n, None, False, DEGRADED if i % 2 else leaderless)
+        for i, n in enumerate(["a-1", "a-2", "b-1", "b-2", "c-1"])
+    ]
+    rows = TopicRows(topics, {1, 2}, {"b-2": 2}, "c-1")
+    shown, longest = NameMatches(rows, rows.names)("b")
+    assert (len(shown), longest) == (2, 3)
+    assert rows._rows == [None] * 5
+    assert shown[1] == TopicRow.of(topics[3], {1, 2}, 2)
+    assert [r is not None for r in rows._rows] == [False, False, False, True, False]
+    assert rows.fill() == [
+        TopicRow.of(t, {1, 2}, 2 if t.name == "b-2" else None, own=t.name == "c-1") for t in topics
+    ]
+    assert [r.name for r in shown] == ["b-1", "b-2"] and shown[:1] == [rows[2]]
+
+
+def test_a_big_read_is_frozen_out_of_the_collector_and_everything_collected_at_times() -> None:
+    """_CollectionPause.settle: under FREEZE_AT_PARTITIONS a full collection; from there a
+    freeze (a full collection over 2,000,000 partitions held keys ~1 s: issue 52), and a full
+    collection over everything once FULL_COLLECTION_EVERY has passed: a cycle frozen, then
+    garbage, is collected then; one made after the freeze as the next refresh begins."""
+    import gc
+    import weakref
+
+    from kafka_tui.tui.screens.metadata import (
+        FREEZE_AT_PARTITIONS,
+        FULL_COLLECTION_EVERY,
+        _CollectionPause,
+    )
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+    pause = _CollectionPause()
+    start = pause._collected
+    try:
+        cycle = Cycle()
+        gone = weakref.ref(cycle)
+        pause.settle(FREEZE_AT_PARTITIONS, now=start + 1)
+        assert gc.get_freeze_count() > 0
+        del cycle  # garbage in a cycle, out of the collector's view
+        gc.collect()
+        assert gone() is not None
+        pause.settle(FREEZE_AT_PARTITIONS, now=start + FULL_COLLECTION_EVERY)
+        assert gone() is None
+        assert gc.get_freeze_count() > 0
+        # Garbage made between two refreshes: collected as the next one begins.
+        gc.disable()  # (no collection of the collector's own)
+        cycle = Cycle()
+        gone = weakref.ref(cycle)
+        del cycle
+        with pause:
+            assert gone() is None
+        gc.enable()
+        cycle = Cycle()
+        gone = weakref.ref(cycle)
+        pause.settle(FREEZE_AT_PARTITIONS - 1)  # a small read: a full collection, no freeze
+        assert gc.get_freeze_count() == 0
+        del cycle
+        gc.collect()
+        assert gone() is None
+    finally:
+        gc.enable()
+        gc.unfreeze()
 
 
 def test_a_row_counted_by_columns_is_the_row_counted_one_partition_at_a_time() -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import contains, le
+from operator import attrgetter, contains, le
 from typing import ClassVar
 
 from rich.text import Text
@@ -28,7 +29,7 @@ from ...services.placeholder_view import (
 )
 from ...services.ports import AdminPort
 from ...services.snapshot import min_insync_replicas
-from ..widgets.topic_table import TopicRow, TopicTable
+from ..widgets.topic_table import ShownRows, TopicRow, TopicRows, TopicTable
 from .base import KafkaScreen, placeholder_store, refresh_interval
 from .brokers import BrokersScreen
 from .changes import run_deletion
@@ -53,29 +54,58 @@ class NameMatches:
     longest name; the answers for the texts typed on the way to the current one are kept.
     A key that extends the text searches the previous text's matches only, a backspace finds
     its answer kept (issue 52: 200,000 topics searched at every key took 26 ms). Every pass
-    runs in C. Kafka's topic names are ASCII, so a lowered name is as long as the name."""
+    runs in C. An answer is the rows' indexes (ShownRows): a row matched is not counted
+    until it is drawn (TopicRows). Kafka's topic names are ASCII, so a lowered name is as
+    long as the name. `names`: the rows' names, when the caller has them (TopicRows.names)."""
 
-    def __init__(self, rows: list[TopicRow]) -> None:
-        lowered = [r.name.lower() for r in rows]
-        self._kept: dict[str, tuple[list[TopicRow], list[str], int]] = {
-            "": (rows, lowered, max(map(len, lowered), default=0))
+    FEW = 20_000  # matches whose longest name is found by a pass over them (`_longest`)
+
+    def __init__(self, rows: Sequence[TopicRow], names: list[str] | None = None) -> None:
+        self._rows = rows
+        if names is None:
+            names = [r.name for r in rows]
+        lowered = self._lowered = [n.lower() for n in names]
+        # Every index, longest name first: a text's longest match is the first of these that
+        # matches (found in C, where the matches are many; see `_longest`).
+        self._by_length = sorted(range(len(lowered)), key=list(map(len, lowered)).__getitem__)
+        self._by_length.reverse()
+        self._all = list(range(len(lowered)))
+        at = self._by_length[0] if lowered else -1
+        # Per text: its matches' indexes, their lowered names, the longest one's length and
+        # index (-1: not known).
+        self._kept: dict[str, tuple[list[int], list[str], int, int]] = {
+            "": (self._all, lowered, len(lowered[at]) if lowered else 0, at)
         }
 
-    def __call__(self, text: str) -> tuple[list[TopicRow], int]:
+    def _longest(self, text: str, lowered: list[str], at: int) -> tuple[int, int]:
+        """The length of the longest of `lowered` (the names holding `text`), and its index
+        (-1: not known); `at`: the index of the longest before (-1: not known)."""
+        everything = self._lowered
+        if at >= 0 and text in everything[at]:  # the longest before still matches
+            return len(everything[at]), at
+        if len(lowered) <= self.FEW:  # a pass over them: under a millisecond
+            return max(map(len, lowered), default=0), -1
+        order = self._by_length
+        at = next(compress(order, map(contains, map(everything.__getitem__, order), repeat(text))))
+        return len(everything[at]), at
+
+    def __call__(self, text: str) -> tuple[Sequence[TopicRow], int]:
         kept = self._kept
         if text not in kept:
             # Only the texts on the way to this one are kept (each contains the ones before).
             for key in [k for k in kept if not text.startswith(k)]:
                 del kept[key]
-            rows, lowered, longest = kept[max(kept, key=len)]
+            indexes, lowered, longest, at = kept[max(kept, key=len)]
             matched = list(map(contains, lowered, repeat(text)))
-            if matched.count(False):
-                rows = list(compress(rows, matched))
+            if not all(matched):
+                indexes = list(compress(indexes, matched))
                 lowered = list(compress(lowered, matched))
-                longest = max(map(len, lowered), default=0)
-            kept[text] = rows, lowered, longest
-        rows, _, longest = kept[text]
-        return rows, longest
+                longest, at = self._longest(text, lowered, at)
+            kept[text] = indexes, lowered, longest, at
+        indexes, _, longest, _ = kept[text]
+        if indexes is self._all:
+            return self._rows, longest
+        return ShownRows(self._rows, indexes), longest
 
 
 @dataclass
@@ -87,9 +117,10 @@ class Filters:
     def needs_min_isr(self) -> bool:
         return bool(self.on & {"under_min_isr", "at_min_isr"})
 
-    def apply(self, names: NameMatches) -> tuple[list[TopicRow], int]:
+    def apply(self, names: NameMatches) -> tuple[Sequence[TopicRow], int]:
         """The rows to show, and the length of their longest name (the table's name column).
-        Runs on every keystroke over every topic (200,000 on a large cluster)."""
+        Runs on every keystroke over every topic (200,000 on a large cluster). A toggle
+        counts every row the name matches (TopicRows: those not counted yet are now)."""
         shown, longest = names(self.text)
         for name in sorted(self.on):
             shown = [r for r in shown if getattr(r, name) > 0 and not r.own]
@@ -98,15 +129,19 @@ class Filters:
         return shown, longest
 
 
+_PARTITIONS = attrgetter("partitions")
+
+
 @dataclass(frozen=True)
 class TopicsView:
     """What the topics screen makes of one read: the topics by name, their rows in name
-    order, the rows' name search, and the health line."""
+    order (each counted when first drawn: TopicRows), and the rows' name search. The health
+    line is counted after the first frame (`health`)."""
 
     by_name: dict[str, TopicDescription]
-    rows: list[TopicRow]
+    rows: TopicRows
     names: NameMatches
-    health: str
+    partitions: int
 
     @classmethod
     def of(
@@ -116,11 +151,16 @@ class TopicsView:
         names = [t.name for t in topics]
         if not all(map(le, names, islice(names, 1, None))):  # the table wants name order
             topics = sorted(topics, key=lambda t: t.name)
-        rows = [TopicRow.of(t, live, min_isr.get(t.name), t.name == own) for t in topics]
+        rows = TopicRows(topics, live, min_isr, own)
+        partitions = sum(map(len, map(_PARTITIONS, topics)))
+        return cls(by_name, rows, NameMatches(rows, rows.names), partitions)
+
+    def health(self) -> str:
+        """The health line: every row counted (~6 us a topic; off the UI thread)."""
+        rows = self.rows.fill()
         urp = sum(1 for r in rows if r.under_replicated and not r.own)
         unavailable = sum(1 for r in rows if r.unavailable and not r.own)
-        health = f"{urp} under-replicated · {unavailable} unavailable"
-        return cls(by_name, rows, NameMatches(rows), health)
+        return f"{urp} under-replicated · {unavailable} unavailable"
 
 
 class _CollectionPause:
@@ -137,9 +177,14 @@ class _CollectionPause:
     def __init__(self) -> None:
         self._holders = 0
         self._resume = False
+        self._collected = time.monotonic()  # the last full collection (`settle`)
 
     def __enter__(self) -> None:
         if self._holders == 0:
+            if gc.get_freeze_count():
+                # The last big read is frozen (`settle`): a collection over what came since
+                # is quick, and takes what became garbage since before the next freeze does.
+                gc.collect()
             self._resume = gc.isenabled()
             gc.disable()
         self._holders += 1
@@ -149,6 +194,33 @@ class _CollectionPause:
         if self._holders == 0 and self._resume:
             gc.enable()
 
+    def settle(self, partitions: int, now: float | None = None) -> None:
+        """Once a refresh of `partitions` is on screen (the UI thread): the collections the
+        pause held back. Under FREEZE_AT_PARTITIONS, a full collection, as before. From
+        there on, everything alive is moved out of the collector's view (gc.freeze): a full
+        collection over 2,000,000 partitions' records took 0.6-1 s of the UI thread after
+        every refresh (issue 52), and the next refresh's objects replace these (freed by
+        their counts: no cycles). What became garbage between two refreshes is collected
+        when the next begins (`__enter__`); what was alive at a freeze and has become
+        garbage in a cycle since (a screen open across a refresh, then closed) by a full
+        collection over everything, at most every FULL_COLLECTION_EVERY seconds."""
+        if partitions < FREEZE_AT_PARTITIONS:
+            gc.unfreeze()  # (a cluster that has shrunk)
+            gc.collect()
+            return
+        now = time.monotonic() if now is None else now
+        if now - self._collected >= FULL_COLLECTION_EVERY:
+            gc.unfreeze()
+            gc.collect()
+            self._collected = now
+        gc.freeze()
+
+
+# A refresh of at least this many partitions is frozen out of the garbage collector's view
+# once on screen (_CollectionPause.settle); below, a full collection costs under ~30 ms.
+FREEZE_AT_PARTITIONS = 100_000
+# ...and a full collection runs at most this often there (0.6-1 s at 2,000,000 partitions).
+FULL_COLLECTION_EVERY = 600.0
 
 _COLLECTION_PAUSE = _CollectionPause()
 
@@ -284,7 +356,7 @@ class MetadataScreen(KafkaScreen):
         self._shown_count = 0
         self.filters = Filters()
         self.topics: dict[str, TopicDescription] = {}
-        self.rows: list[TopicRow] = []
+        self.rows: Sequence[TopicRow] = []
         self._names = NameMatches([])
         self._health = ""
         self.cluster: ClusterInfo | None = None
@@ -353,12 +425,19 @@ class MetadataScreen(KafkaScreen):
         # keys and redraws would otherwise wait for (issue 52).
         live, own = set(cluster.live_broker_ids), self.profile.placeholders_topic
         view = await asyncio.to_thread(TopicsView.of, topics, live, min_isr, own)
+        if self.filters.on:  # a toggle filter counts every row: not on the UI thread
+            await asyncio.to_thread(view.rows.fill)
         self._show_banner(None)
         self.cluster, self.min_isr = cluster, min_isr
         self.topics, self.rows, self._names = view.by_name, view.rows, view.names
-        self._health = view.health
+        if not self._health:
+            self._health = "counting…"
         self.query_one("#cluster-header", Static).update(cluster_line(cluster, self.profile))
         self.apply_filters()
+        # The first frame is drawn while the rows are counted (the last read's health line
+        # shows until then).
+        self._health = await asyncio.to_thread(view.health)
+        self._update_status()
         # The rows are drawn while the marks are read (placeholders, moves): they count
         # every partition again, and a first frame of a large cluster need not wait.
         placeholders = await read_placeholder_state(
@@ -373,8 +452,8 @@ class MetadataScreen(KafkaScreen):
         self._show_fill_banner(placeholders)
         table.refresh()
         # The collections the pause held back come due now; run them once the table is on
-        # screen rather than on the next keystroke.
-        self.call_after_refresh(gc.collect)
+        # screen rather than on the next keystroke (or freeze, on a big cluster).
+        self.call_after_refresh(_COLLECTION_PAUSE.settle, view.partitions)
         self.loaded.set()
 
     def _show_fill_banner(self, state: PlaceholderState) -> None:
