@@ -18,8 +18,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from aiokafka.protocol.fetch import FetchRequest
-
 from . import audit_log as audit
 from .consumer_groups import _MOVED, AdminGroupOffsets, _Listed
 from .errors import AdminError, error_name, sentence
@@ -31,6 +29,7 @@ from .protocol_group_changes import (
     ListOffsetsRequest,
     OffsetCommitRequest,
 )
+from .record_fetch import READ_UNCOMMITTED, TopicsFetchRequest, fetched_partitions, readable_batches
 from .sampling import AdminSampling
 
 # A partition's leader moved or is not known yet: read the metadata again and ask once more.
@@ -241,19 +240,22 @@ class AdminGroupWork(AdminSampling, AdminGroupOffsets):
         """The data records (offset, timestamp) the leader returns from each partition's
         start, and whether it returned any bytes; a partition that answered an error
         (OFFSET_OUT_OF_RANGE and the like) is left out."""
-        by_topic: dict[str, list[tuple[int, int, int]]] = {}
+        by_topic: dict[str, dict[int, int]] = {}
         for (t, p), offset in starts.items():
-            by_topic.setdefault(t, []).append((p, offset, partition_bytes))
-        request = FetchRequest(0, 0, _PEEK_TOTAL_BYTES, 0, list(by_topic.items()))
+            by_topic.setdefault(t, {})[p] = offset
+        request = TopicsFetchRequest(
+            by_topic,
+            READ_UNCOMMITTED,
+            wait_ms=0,
+            partition_bytes=partition_bytes,
+            total_bytes=_PEEK_TOTAL_BYTES,
+        )
         answer = await self._send_to_itself(request, broker)
-        read: dict[tuple[str, int], tuple[list[tuple[int, int]], bool]] = {}
-        # Not to_object(): it fails on a null aborted_transactions. Every version from v4
-        # puts the partition first, its error second and the records last.
-        for topic, parts in answer.topics:
-            for p in parts:
-                if not p[1]:
-                    read[(topic, p[0])] = (_records_in(p[-1]), bool(p[-1]))
-        return read
+        return {
+            (part.topic, part.partition): (_records_in(part.records), bool(part.records))
+            for part in fetched_partitions(answer)
+            if not part.error_code
+        }
 
     # -- changes --------------------------------------------------------------------------
 
@@ -415,17 +417,4 @@ def _resolve(
 def _records_in(data: bytes | None) -> list[tuple[int, int]]:
     """(offset, timestamp) of every data record of the whole batches in `data` (control
     batches skipped; a truncated last batch, or a codec this Python lacks, ends the list)."""
-    from aiokafka.record.memory_records import MemoryRecords
-
-    out: list[tuple[int, int]] = []
-    if not data:
-        return out
-    records = MemoryRecords(data)
-    try:
-        while (batch := records.next_batch()) is not None:
-            if getattr(batch, "is_control_batch", False):
-                continue
-            out += [(record.offset, record.timestamp) for record in batch]
-    except Exception:  # a corrupt or truncated batch: what came before it stands
-        return out
-    return out
+    return [(r.offset, r.timestamp) for records in readable_batches(data) for r in records]

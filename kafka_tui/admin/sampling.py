@@ -3,7 +3,8 @@ its last record batch (a Fetch from end - 1), to tell whether recent records car
 
 Bounded: one ListOffsets and one Fetch per leader broker, sent concurrently; each Fetch asks
 for a few KB per partition (Kafka still returns a whole first batch, at most the topic's
-max.message.bytes), with no wait at the broker.
+max.message.bytes), with no wait at the broker. The Fetch and its batch walk are `messages
+read`'s (record_fetch.py), read_uncommitted: what the log holds, control batches skipped.
 """
 
 from __future__ import annotations
@@ -11,16 +12,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from aiokafka.protocol.fetch import FetchRequest
 from aiokafka.protocol.offset import OffsetRequest
 
 from .errors import AdminError, error_name
 from .reading import AdminReads
+from .record_fetch import READ_UNCOMMITTED, TopicsFetchRequest, fetched_partitions, readable_batches
 
 LATEST = -1  # ListOffsets' timestamp for the log end offset
-READ_UNCOMMITTED = 0
 OFFSET_OUT_OF_RANGE = 1  # the log was emptied by retention since its end was read
 # Per partition: a typical last batch fits; a larger one is returned whole only for the
 # first partition of a request (KIP-74), and the others tell nothing.
@@ -98,21 +97,21 @@ class AdminSampling(AdminReads):
 
     async def _sample(self, topics: Sequence[str]) -> dict[str, TailSample]:
         ends, by_leader = await self._log_ends(topics)
-        wanted = {
-            b: [(t, p, ends[(t, p)] - 1) for t, p in parts if ends.get((t, p), 0) > 0]
-            for b, parts in by_leader.items()
-        }
-        wanted = {b: parts for b, parts in wanted.items() if parts}
+        wanted: dict[int, dict[str, dict[int, int]]] = {}
+        for b, parts in by_leader.items():
+            for t, p in parts:
+                if ends.get((t, p), 0) > 0:
+                    wanted.setdefault(b, {}).setdefault(t, {})[p] = ends[(t, p)] - 1
         leaders = sorted(wanted)
         answers = await asyncio.gather(
             *(
                 self._send_to_itself(
-                    FetchRequest(
-                        0,
-                        0,
-                        _SAMPLE_TOTAL_BYTES,
+                    TopicsFetchRequest(
+                        wanted[b],
                         READ_UNCOMMITTED,
-                        _by_topic(wanted[b], _SAMPLE_BYTES),
+                        wait_ms=0,
+                        partition_bytes=_SAMPLE_BYTES,
+                        total_bytes=_SAMPLE_TOTAL_BYTES,
                     ),
                     b,
                 )
@@ -128,27 +127,24 @@ class AdminSampling(AdminReads):
         errors: dict[str, str] = {}
         for b, answer in zip(leaders, answers, strict=True):
             if isinstance(answer, AdminError):
-                for t, _, _ in wanted[b]:
+                for t in wanted[b]:
                     errors.setdefault(t, answer.name)
                 continue
             if isinstance(answer, BaseException):
                 raise answer
-            # Not to_object(): it fails on a null aborted_transactions. Every version from
-            # v4 puts the partition first, its error second and the records last.
-            for topic, partitions in answer.topics:
-                for p in partitions:
-                    code, records = p[1], p[-1]
-                    if code == OFFSET_OUT_OF_RANGE:
-                        with_records[topic] -= 1
-                        continue
-                    if code:
-                        errors.setdefault(topic, error_name(code))
-                        continue
-                    found = _keys_in(records)
-                    if found is None:
-                        continue
-                    sampled[topic] += 1
-                    keyed[topic] = keyed.get(topic, False) or found
+            for part in fetched_partitions(answer):
+                topic, code = part.topic, part.error_code
+                if code == OFFSET_OUT_OF_RANGE:
+                    with_records[topic] -= 1
+                    continue
+                if code:
+                    errors.setdefault(topic, error_name(code))
+                    continue
+                found = _keys_in(part.records)
+                if found is None:
+                    continue
+                sampled[topic] += 1
+                keyed[topic] = keyed.get(topic, False) or found
         return {
             t: TailSample(t, keyed.get(t), sampled[t], with_records[t], errors.get(t))
             for t in topics
@@ -156,34 +152,23 @@ class AdminSampling(AdminReads):
 
 
 def _by_topic(
-    partitions: Sequence[tuple[Any, ...]], value: int
-) -> list[tuple[str, list[tuple[int, ...]]]]:
-    """[(topic, partition)] or [(topic, partition, offset)] -> the requests' nesting, each
-    partition's tuple ending in `value` (a timestamp, or max bytes)."""
-    topics: dict[str, list[tuple[int, ...]]] = {}
-    for topic, *rest in partitions:
-        topics.setdefault(topic, []).append((*rest, value))
+    partitions: Sequence[tuple[str, int]], value: int
+) -> list[tuple[str, list[tuple[int, int]]]]:
+    """[(topic, partition)] -> the request's nesting, each partition with `value` (a
+    timestamp)."""
+    topics: dict[str, list[tuple[int, int]]] = {}
+    for topic, partition in partitions:
+        topics.setdefault(topic, []).append((partition, value))
     return list(topics.items())
 
 
 def _keys_in(data: bytes | None) -> bool | None:
     """Whether the data records of these batches carry keys; None when no whole data batch
     is there (a truncated batch, only control batches, or a codec this Python lacks)."""
-    # aiokafka's record decoding only here: a deletion or a describe never needs it.
-    from aiokafka.record.memory_records import MemoryRecords
-
-    if not data:
-        return None
-    records = MemoryRecords(data)
     found: bool | None = None
-    try:
-        while (batch := records.next_batch()) is not None:
-            if getattr(batch, "is_control_batch", False):
-                continue
-            for record in batch:
-                found = found or record.key is not None
-                if found:
-                    return True
-    except Exception:  # an unsupported codec, a corrupt batch: it tells nothing
-        return found
+    for records in readable_batches(data):
+        for record in records:
+            found = found or record.key is not None
+            if found:
+                return True
     return found

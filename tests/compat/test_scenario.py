@@ -22,6 +22,7 @@ from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
 from kafka_tui.cli.main import main
 from kafka_tui.config import Profile, Settings
 from kafka_tui.devcluster import DevCluster
+from kafka_tui.services.keys import KEY_MAPPING_WARNING
 from kafka_tui.tui.app import make_app
 from kafka_tui.tui.widgets.tables import PartitionTable
 
@@ -174,7 +175,8 @@ def test_a_classic_group_is_listed_described_reset_and_deleted(
     versioned: Versioned, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Before Kafka 3.0 OffsetFetch and FindCoordinator take one group per request, before
-    2.6 ListGroups names no state: the same commands, the same answers."""
+    2.6 ListGroups names no state: the same commands, the same answers (the lag in time and
+    the grow's key sampling Fetch at the version's highest Fetch, v10 on 2.2)."""
     import asyncio
 
     from aiokafka import AIOKafkaProducer
@@ -223,6 +225,19 @@ def test_a_classic_group_is_listed_described_reset_and_deleted(
     assert code == 0 and json.loads(out) == [
         {"group": "reader", "ok": True, "error": None, "message": "Group 'reader' deleted."}
     ], out
+
+    # Growing it samples each partition's last batch (messages read's Fetch): a keyed one warns.
+    async def keyed() -> None:
+        producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+        await producer.start()
+        try:
+            await producer.send_and_wait("billing", b"v", key=b"k", partition=1)
+        finally:
+            await producer.stop()
+
+    asyncio.run(keyed())
+    code, out = run(capsys, versioned.flags, "topics", "alter", "billing", "--partitions", "3")
+    assert code == 0 and json.loads(out)[0]["warning"] == KEY_MAPPING_WARNING, out
 
 
 @pytest.mark.xdist_group("compat")
