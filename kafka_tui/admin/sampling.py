@@ -13,13 +13,11 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aiokafka.protocol.offset import OffsetRequest
-
 from .errors import AdminError, error_name
+from .protocol_group_changes import LATEST, ListOffsetsRequest
 from .reading import AdminReads
 from .record_fetch import READ_UNCOMMITTED, TopicsFetchRequest, fetched_partitions, readable_batches
 
-LATEST = -1  # ListOffsets' timestamp for the log end offset
 OFFSET_OUT_OF_RANGE = 1  # the log was emptied by retention since its end was read
 # Per partition: a typical last batch fits; a larger one is returned whole only for the
 # first partition of a request (KIP-74), and the others tell nothing.
@@ -64,10 +62,11 @@ class AdminSampling(AdminReads):
             return {}, {}
         by_leader = await self._leaders(topics)
         leaders = sorted(by_leader)
+        timeout_ms = self.settings.request_timeout_ms
         answers = await asyncio.gather(
             *(
                 self._send_to_itself(
-                    OffsetRequest(-1, READ_UNCOMMITTED, _by_topic(by_leader[b], LATEST)), b
+                    ListOffsetsRequest(dict.fromkeys(by_leader[b], LATEST), timeout_ms), b
                 )
                 for b in leaders
             ),
@@ -79,10 +78,9 @@ class AdminSampling(AdminReads):
                 continue
             if isinstance(answer, BaseException):
                 raise answer
-            for t in answer.to_object()["topics"]:
-                for p in t["partitions"]:
-                    if not p["error_code"]:
-                        ends[(t["topic"], p["partition"])] = p["offset"]
+            for listed in ListOffsetsRequest.answer(answer):
+                if not listed.error_code:
+                    ends[(listed.topic, listed.partition)] = listed.offset
         return ends, by_leader
 
     async def sample_last_batches(
@@ -149,17 +147,6 @@ class AdminSampling(AdminReads):
             t: TailSample(t, keyed.get(t), sampled[t], with_records[t], errors.get(t))
             for t in topics
         }
-
-
-def _by_topic(
-    partitions: Sequence[tuple[str, int]], value: int
-) -> list[tuple[str, list[tuple[int, int]]]]:
-    """[(topic, partition)] -> the request's nesting, each partition with `value` (a
-    timestamp)."""
-    topics: dict[str, list[tuple[int, int]]] = {}
-    for topic, partition in partitions:
-        topics.setdefault(topic, []).append((partition, value))
-    return list(topics.items())
 
 
 def _keys_in(data: bytes | None) -> bool | None:
