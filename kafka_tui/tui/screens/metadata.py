@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
 from operator import attrgetter, contains, le
@@ -52,11 +52,14 @@ TOGGLES = {
 class NameMatches:
     """The rows whose name holds a text (any case), in name order, and the length of their
     longest name; the answers for the texts typed on the way to the current one are kept.
-    A key that extends the text searches the previous text's matches only, a backspace finds
-    its answer kept (issue 52: 200,000 topics searched at every key took 26 ms). Every pass
-    runs in C. An answer is the rows' indexes (ShownRows): a row matched is not counted
-    until it is drawn (TopicRows). Kafka's topic names are ASCII, so a lowered name is as
-    long as the name. `names`: the rows' names, when the caller has them (TopicRows.names)."""
+    A key that extends the text searches the previous text's matches only (or every name,
+    where those are most: a pass over every name costs less than one through indexes), a
+    backspace finds its answer kept (issue 52: 200,000 topics searched at every key took
+    26 ms). Every pass runs in C. An answer is the rows' indexes (ShownRows), one list: a
+    row matched is not counted until it is drawn (TopicRows), and a key leaves one new list
+    of 200,000 for the garbage collector to go through, not three (their collection was
+    half a first key's time). Kafka's topic names are ASCII, so a lowered name is as long
+    as the name. `names`: the rows' names, when the caller has them (TopicRows.names)."""
 
     FEW = 20_000  # matches whose longest name is found by a pass over them (`_longest`)
 
@@ -71,20 +74,19 @@ class NameMatches:
         self._by_length.reverse()
         self._all = list(range(len(lowered)))
         at = self._by_length[0] if lowered else -1
-        # Per text: its matches' indexes, their lowered names, the longest one's length and
-        # index (-1: not known).
-        self._kept: dict[str, tuple[list[int], list[str], int, int]] = {
-            "": (self._all, lowered, len(lowered[at]) if lowered else 0, at)
+        # Per text: its matches' indexes, the longest one's length and index (-1: not known).
+        self._kept: dict[str, tuple[list[int], int, int]] = {
+            "": (self._all, len(lowered[at]) if lowered else 0, at)
         }
 
-    def _longest(self, text: str, lowered: list[str], at: int) -> tuple[int, int]:
-        """The length of the longest of `lowered` (the names holding `text`), and its index
-        (-1: not known); `at`: the index of the longest before (-1: not known)."""
+    def _longest(self, text: str, indexes: list[int], at: int) -> tuple[int, int]:
+        """The length of the longest name of `indexes` (the names holding `text`), and its
+        index (-1: not known); `at`: the index of the longest before (-1: not known)."""
         everything = self._lowered
         if at >= 0 and text in everything[at]:  # the longest before still matches
             return len(everything[at]), at
-        if len(lowered) <= self.FEW:  # a pass over them: under a millisecond
-            return max(map(len, lowered), default=0), -1
+        if len(indexes) <= self.FEW:  # a pass over them: under a millisecond
+            return max(map(len, map(everything.__getitem__, indexes)), default=0), -1
         order = self._by_length
         at = next(compress(order, map(contains, map(everything.__getitem__, order), repeat(text))))
         return len(everything[at]), at
@@ -95,14 +97,19 @@ class NameMatches:
             # Only the texts on the way to this one are kept (each contains the ones before).
             for key in [k for k in kept if not text.startswith(k)]:
                 del kept[key]
-            indexes, lowered, longest, at = kept[max(kept, key=len)]
-            matched = list(map(contains, lowered, repeat(text)))
-            if not all(matched):
-                indexes = list(compress(indexes, matched))
-                lowered = list(compress(lowered, matched))
-                longest, at = self._longest(text, lowered, at)
-            kept[text] = indexes, lowered, longest, at
-        indexes, _, longest, _ = kept[text]
+            indexes, longest, at = kept[max(kept, key=len)]
+            everything = self._lowered
+            if 3 * len(indexes) > 2 * len(everything):
+                names: Iterable[str] = everything
+                among = self._all
+            else:
+                names, among = map(everything.__getitem__, indexes), indexes
+            found = list(compress(among, map(contains, names, repeat(text))))
+            if len(found) < len(indexes):
+                indexes = found
+                longest, at = self._longest(text, indexes, at)
+            kept[text] = indexes, longest, at
+        indexes, longest, _ = kept[text]
         if indexes is self._all:
             return self._rows, longest
         return ShownRows(self._rows, indexes), longest
