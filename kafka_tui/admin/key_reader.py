@@ -28,9 +28,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from aiokafka.errors import KafkaError
-
-from .connection import security_kwargs
 from .errors import AdminError, error_name, sentence
 from .model import ConnectionSettings
 from .record_fetch import READ_COMMITTED, FetchRequest, RecordConnection, data_batches
@@ -79,49 +76,14 @@ def split_ranges(ranges: Sequence[OffsetRange], most: int) -> list[OffsetRange]:
     return out
 
 
-def _consumer(settings: ConnectionSettings) -> Any:
-    from aiokafka import AIOKafkaConsumer
-
-    return AIOKafkaConsumer(
-        bootstrap_servers=settings.bootstrap_servers,
-        client_id=settings.client_id,
-        request_timeout_ms=settings.request_timeout_ms,
-        group_id=None,
-        enable_auto_commit=False,
-        isolation_level="read_committed",
-        # Records gone to retention since the offsets were taken: count what is left.
-        auto_offset_reset="earliest",
-        max_partition_fetch_bytes=_PARTITION_FETCH_BYTES,
-        **security_kwargs(settings),
-    )
-
-
-def _failed(topic: str, exc: KafkaError) -> AdminError:
-    return AdminError("RECORDS_UNREADABLE", f"Cannot read the records of topic '{topic}': {exc}.")
-
-
 async def offset_ranges(
     settings: ConnectionSettings, topic: str, partitions: int, since_ms: int | None = None
 ) -> list[OffsetRange]:
     """Each partition's range, from its log start (or the first offset at or after
     `since_ms`: ListOffsets by time) to its last stable offset now (read_committed's end)."""
-    from aiokafka import TopicPartition
-
-    consumer = _consumer(settings)
-    tps = [TopicPartition(topic, p) for p in range(partitions)]
-    try:
-        await consumer.start()
-        ends = await consumer.end_offsets(tps)
-        if since_ms is None:
-            starts = await consumer.beginning_offsets(tps)
-        else:
-            found = await consumer.offsets_for_times({tp: since_ms for tp in tps})
-            starts = {tp: ends[tp] if at is None else at.offset for tp, at in found.items()}
-    except KafkaError as exc:
-        raise _failed(topic, exc) from None
-    finally:
-        await consumer.stop()
-    return [OffsetRange(tp.partition, starts[tp], ends[tp]) for tp in tps]
+    async with RecordConnection(settings) as connection:
+        found = await connection.ranges(topic, range(partitions), READ_COMMITTED, since_ms)
+    return [OffsetRange(p, *found[p]) for p in range(partitions)]
 
 
 @dataclass
