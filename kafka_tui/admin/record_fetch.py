@@ -269,7 +269,7 @@ class RecordConnection(AdminConnection):
         if until_ms is not None:
             specs.append(until_ms + 1)
         ends, starts, *newer = await asyncio.gather(
-            *(self._settled_offsets(topic, partitions, spec, isolation) for spec in specs)
+            *(self.settled_offsets(topic, partitions, spec, isolation) for spec in specs)
         )
         found: dict[int, tuple[int, int]] = {}
         for p in partitions:
@@ -280,7 +280,7 @@ class RecordConnection(AdminConnection):
             found[p] = (start, max(start, end))
         return found
 
-    async def _settled_offsets(
+    async def settled_offsets(
         self, topic: str, partitions: Sequence[int], spec: int, isolation: int
     ) -> dict[int, int]:
         """`offsets` for every partition (-1: no record at or after a timestamp, or a log of

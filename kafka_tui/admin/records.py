@@ -195,23 +195,10 @@ class RecordReader:
 
     async def _offsets(self, spec: int, isolation: int = 0) -> dict[int, int]:
         """Each partition's offset for `spec` (EARLIEST, LATEST, or a timestamp: the first
-        offset at or after it, the end where none is that new)."""
+        offset at or after it, -1 where none is that new), asked again while a leader moves
+        or is not known yet (a topic just made, a broker just restarted)."""
         assert self._connection is not None
-        found = await self._connection.offsets(
-            self.topic, dict.fromkeys(self.partitions, spec), isolation
-        )
-        offsets: dict[int, int] = {}
-        for p in self.partitions:
-            answer = found.get(p)
-            if answer is None:
-                raise AdminError(
-                    "LEADER_NOT_AVAILABLE", sentence("LEADER_NOT_AVAILABLE", self.topic), self.topic
-                )
-            if answer.error_code:
-                name = error_name(answer.error_code)
-                raise AdminError(name, sentence(name, self.topic), self.topic)
-            offsets[p] = answer.offset
-        return offsets
+        return await self._connection.settled_offsets(self.topic, self.partitions, spec, isolation)
 
     async def _start_offsets(self, begins: dict[int, int]) -> dict[int, int]:
         s = self.start
