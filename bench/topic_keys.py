@@ -9,6 +9,8 @@ then 10M without producing the first million three times). Then per round, each 
 process, JVM or Spark start included:
   (L) `kafka-tui topics keys T --output json` (in process);
   (S) the same with `--engine spark --spark-master local[2]`;
+  (N) S with KAFKA_TUI_CDS=off: the driver JVM loads its classes from the jars, as before the
+      class archive (planning/spark_archive.py; S writes it if it is not there yet);
   (W) the same on a standalone Spark cluster of 2 workers (started once, not timed);
   (C) Kafka's ConsoleConsumer (kafka-console-consumer.sh's class and heap) to /dev/null,
       printing keys, --max-messages the topic's records;
@@ -18,7 +20,7 @@ before and after each run; checks that L, S and W printed the same document. Ass
 about time.
 
 Usage: python bench/topic_keys.py [--records 1000000] [--keys 100000] [--partitions 4]
-[--rounds 1] [--sides L,S,W,C,F] [--topic bench-keys] [--keep] [--reuse]
+[--rounds 1] [--sides L,S,N,W,C,F] [--topic bench-keys] [--keep] [--reuse]
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ FOLDER = Path(tempfile.gettempdir()) / "kafka-tui-bench-topic-keys"
 SIDES = {
     "L": "L in process",
     "S": "S spark local[2]",
+    "N": "N S, no class archive",
     "W": "W spark 2 workers",
     "C": "C console consumer",
     "F": "F kcat",
@@ -96,9 +99,11 @@ def fill(
     return time.perf_counter() - start
 
 
-def kafka_tui(bootstrap: str, *args: str) -> tuple[float, dict[str, object]]:
+def kafka_tui(
+    bootstrap: str, *args: str, env: dict[str, str] | None = None
+) -> tuple[float, dict[str, object]]:
     command = [sys.executable, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap]
-    seconds, out = timed([*command, "--output", "json", *args], timeout=3600)
+    seconds, out = timed([*command, "--output", "json", *args], timeout=3600, env=env)
     return seconds, json.loads(out)
 
 
@@ -134,7 +139,7 @@ def main() -> None:
     parser.add_argument("--keys", type=int, default=100_000)
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--sides", default="L,S,W,C,F")
+    parser.add_argument("--sides", default="L,S,N,W,C,F")
     parser.add_argument("--topic", default="bench-keys")
     parser.add_argument("--keep", action="store_true", help="leave the Kafka cluster running")
     parser.add_argument("--reuse", action="store_true", help="use the cluster --keep left")
@@ -189,11 +194,13 @@ def main() -> None:
                     before = load()
                     if side == "L":
                         seconds, documents[side] = kafka_tui(bootstrap, *keys)
-                    elif side in ("S", "W"):
-                        master = "local[2]" if side == "S" else str(url)
+                    elif side in ("S", "N", "W"):
+                        master = str(url) if side == "W" else "local[2]"
+                        env = {**os.environ, "KAFKA_TUI_CDS": "off"} if side == "N" else None
                         seconds, documents[side] = kafka_tui(
-                            bootstrap, *keys, "--engine", "spark", "--spark-master", master
-                        )
+                            bootstrap, *keys, "--engine", "spark", "--spark-master", master,
+                            env=env,
+                        )  # fmt: skip
                     else:
                         with open(os.devnull, "w") as sink:
                             start = time.perf_counter()

@@ -200,7 +200,9 @@ def session(
 ) -> Any:
     """A session named `app_name` with a job's `defaults`, then the user's settings (`conf`)
     over them; executors off this machine get kafka_tui's `members` as `zip_name`
-    (package_zip). The plan job and the key job (services/key_job.py) both start theirs here."""
+    (package_zip). The plan job and the key job (services/key_job.py) both start theirs here.
+    On a classic master the driver JVM maps its class archive (spark_archive.py; the first job
+    writes it) where it can."""
     from pyspark.sql import SparkSession
 
     settings = {"spark.ui.showConsoleProgress": "false", **defaults}
@@ -219,16 +221,33 @@ def session(
         spark = builder.getOrCreate()
         spark.addArtifacts(str(package_zip(folder, zip_name, members)), pyfile=True)
         return spark
+    # here, not at the top: the executors import this module from a zip without paths.py
+    from kafka_tui.planning import spark_archive
+
     python = executor_python(conf)
     os.environ["PYSPARK_PYTHON"] = python
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in {"spark.ui.enabled": "false", **settings, **conf}.items():
         builder = builder.config(key, value)
+    part = None
+    if spark_archive.usable(_spark_home(), conf):
+        flags, part = spark_archive.driver_flags(_spark_home())
+        submit = [os.environ.get(spark_archive.SUBMIT_OPTS, ""), *flags]
+        os.environ[spark_archive.SUBMIT_OPTS] = " ".join(submit).strip()
     spark = builder.config(PYSPARK_PYTHON, python).getOrCreate()
+    if part is not None:
+        spark_archive.finish_at_exit(spark, part)
     spark.sparkContext.setLogLevel("ERROR")
     if not master.startswith("local"):
         spark.sparkContext.addPyFile(str(package_zip(folder, zip_name, members)))
     return spark
+
+
+def _spark_home() -> Path:
+    """Where PySpark starts its JVM from ($SPARK_HOME, else the pyspark package)."""
+    from pyspark.find_spark_home import _find_spark_home
+
+    return Path(_find_spark_home())
 
 
 def _session(master: str, folder: Path, conf: dict[str, str]) -> Any:
