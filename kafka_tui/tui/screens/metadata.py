@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
-from operator import attrgetter, contains, le
+from operator import contains, le
 from typing import ClassVar
 
 from rich.text import Text
@@ -136,9 +136,6 @@ class Filters:
         return shown, longest
 
 
-_PARTITIONS = attrgetter("partitions")
-
-
 @dataclass(frozen=True)
 class TopicsView:
     """What the topics screen makes of one read: the topics by name, their rows in name
@@ -148,7 +145,6 @@ class TopicsView:
     by_name: dict[str, TopicDescription]
     rows: TopicRows
     names: NameMatches
-    partitions: int
 
     @classmethod
     def of(
@@ -159,15 +155,17 @@ class TopicsView:
         if not all(map(le, names, islice(names, 1, None))):  # the table wants name order
             topics = sorted(topics, key=lambda t: t.name)
         rows = TopicRows(topics, live, min_isr, own)
-        partitions = sum(map(len, map(_PARTITIONS, topics)))
-        return cls(by_name, rows, NameMatches(rows, rows.names), partitions)
+        return cls(by_name, rows, NameMatches(rows, rows.names))
 
-    def health(self) -> str:
-        """The health line: every row counted (~6 us a topic; off the UI thread)."""
+    def health(self) -> tuple[str, int]:
+        """The health line, and the partitions: every row counted (~6 us a topic; off the UI
+        thread, in loops the UI thread can interrupt: one pass in C over 200,000 topics
+        held it for ~100 ms)."""
         rows = self.rows.fill()
         urp = sum(1 for r in rows if r.under_replicated and not r.own)
         unavailable = sum(1 for r in rows if r.unavailable and not r.own)
-        return f"{urp} under-replicated · {unavailable} unavailable"
+        partitions = sum(r.partitions for r in rows)
+        return f"{urp} under-replicated · {unavailable} unavailable", partitions
 
 
 class _CollectionPause:
@@ -204,13 +202,14 @@ class _CollectionPause:
     def settle(self, partitions: int, now: float | None = None) -> None:
         """Once a refresh of `partitions` is on screen (the UI thread): the collections the
         pause held back. Under FREEZE_AT_PARTITIONS, a full collection, as before. From
-        there on, everything alive is moved out of the collector's view (gc.freeze): a full
-        collection over 2,000,000 partitions' records took 0.6-1 s of the UI thread after
-        every refresh (issue 52), and the next refresh's objects replace these (freed by
-        their counts: no cycles). What became garbage between two refreshes is collected
-        when the next begins (`__enter__`); what was alive at a freeze and has become
-        garbage in a cycle since (a screen open across a refresh, then closed) by a full
-        collection over everything, at most every FULL_COLLECTION_EVERY seconds."""
+        there on (called before the pause ends), everything alive is moved out of the
+        collector's view (gc.freeze): a full collection over 2,000,000 partitions' records
+        took 0.6-1 s of the UI thread after every refresh (issue 52), and the next
+        refresh's objects replace these (freed by their counts: no cycles). What became
+        garbage between two refreshes is collected when the next begins (`__enter__`);
+        what was alive at a freeze and has become garbage in a cycle since (a screen open
+        across a refresh, then closed) by a full collection over everything, at most every
+        FULL_COLLECTION_EVERY seconds."""
         if partitions < FREEZE_AT_PARTITIONS:
             gc.unfreeze()  # (a cluster that has shrunk)
             gc.collect()
@@ -443,12 +442,17 @@ class MetadataScreen(KafkaScreen):
         self.apply_filters()
         # The first frame is drawn while the rows are counted (the last read's health line
         # shows until then).
-        self._health = await asyncio.to_thread(view.health)
+        self._health, partitions = await asyncio.to_thread(view.health)
         self._update_status()
         # The rows are drawn while the marks are read (placeholders, moves): they count
         # every partition again, and a first frame of a large cluster need not wait.
-        placeholders = await read_placeholder_state(
-            self.admin, placeholder_store(self, self.profile), cluster, topics
+        store = placeholder_store(self, self.profile)
+        # What it finds first, without its pass over every topic on the UI thread (~80 ms at
+        # 200,000): no placeholder topic, no placeholders.
+        placeholders = (
+            await read_placeholder_state(self.admin, store, cluster, topics)
+            if store.topic in view.by_name
+            else NO_PLACEHOLDERS
         )
         try:
             moving = {r.topic for r in await self.admin.list_partition_reassignments()}
@@ -459,8 +463,13 @@ class MetadataScreen(KafkaScreen):
         self._show_fill_banner(placeholders)
         table.refresh()
         # The collections the pause held back come due now; run them once the table is on
-        # screen rather than on the next keystroke (or freeze, on a big cluster).
-        self.call_after_refresh(_COLLECTION_PAUSE.settle, view.partitions)
+        # screen rather than on the next keystroke. A big read is frozen before the pause
+        # ends instead: the first collection after it would go through all of it (a
+        # young-generation pass over the 200,000 rows alone took ~130 ms).
+        if partitions >= FREEZE_AT_PARTITIONS:
+            _COLLECTION_PAUSE.settle(partitions)
+        else:
+            self.call_after_refresh(_COLLECTION_PAUSE.settle, partitions)
         self.loaded.set()
 
     def _show_fill_banner(self, state: PlaceholderState) -> None:
