@@ -209,9 +209,11 @@ async def session(recording: Recording, rounds: int) -> dict[str, Any]:
             if hasattr(screen, "_names"):  # each round types afresh, as after a refresh
                 names = getattr(screen.rows, "names", None)  # TopicRows: without a row
                 screen._names = type(screen._names)(screen.rows, *([names] if names else []))
-                # and out of the young generations, as a refresh leaves it (its collection,
-                # or its freeze): a key pays for collecting its own objects only
+                # and out of the young generations, as a refresh leaves it (collected, or
+                # frozen where the screen freezes its read): a key pays for its own objects
                 gc.collect()
+                if gc.get_freeze_count():
+                    gc.freeze()
             for n in range(1, len(TYPED) + 1):
                 wall, cpu = own_work(screen, table, TYPED[:n])
                 found["own"].append(wall)
