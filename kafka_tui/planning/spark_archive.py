@@ -101,8 +101,9 @@ def driver_flags(spark_home: Path) -> tuple[list[str], Path | None]:
 def finish_at_exit(spark: Any, part: Path) -> None:
     """As this process exits: end the driver JVM (its stdin closed) and move the archive it
     wrote into place; a JVM that was killed or did not end in time leaves none."""
-    process = spark.sparkContext._gateway.proc
-    atexit.register(_finish, process, part)
+    process = getattr(getattr(spark.sparkContext, "_gateway", None), "proc", None)
+    if isinstance(process, subprocess.Popen):  # PySpark's own handle on its JVM
+        atexit.register(_finish, process, part)
 
 
 def _finish(process: subprocess.Popen[bytes], part: Path) -> None:
