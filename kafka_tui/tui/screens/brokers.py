@@ -17,7 +17,6 @@ from textual.widgets import Footer, ProgressBar, Static
 from ...admin import AdminError
 from ...config import Profile
 from ...planning.placement import cordon_warning
-from ...services import draining as draining
 from ...services.filling import fill_placeholders
 from ...services.leader_elections import (
     ElectionType,
@@ -31,7 +30,6 @@ from ...services.snapshot import Snapshot, take_snapshot
 from .. import notices
 from ..widgets.broker_table import BrokerTable, observed_source
 from .base import KafkaScreen, placeholder_store
-from .drain import DrainConfirm, progress_words
 
 
 class BrokersScreen(KafkaScreen):
@@ -204,6 +202,10 @@ class BrokersScreen(KafkaScreen):
     @work(exclusive=True, group="drain", exit_on_error=False)
     async def drain(self, brokers: list[int]) -> None:
         """Preview, confirm, run with a live line and bar; `esc` stops it cleanly."""
+        # The drain's service and dialog load at the first drain, not with the TUI (issue 52).
+        from ...services import draining
+        from .drain import DrainConfirm, progress_words
+
         status = self.query_one("#drain-status", Static)
         status.update(f"Planning the drain of broker {', '.join(map(str, brokers))}…")
         try:

@@ -21,11 +21,8 @@ from .. import notices
 from ..widgets.styled import ReplicaLegend
 from ..widgets.tables import PartitionTable
 from .base import KafkaScreen, placeholder_store
-from .changes import run_deletion
-from .groups import GroupsScreen
-from .partitions import IncreasePartitionsScreen
-from .reassign import ReassignScreen
-from .records import RecordsScreen
+
+# The screens it opens are imported when first opened (issue 52: the TUI's first frame).
 
 
 class TopicDetailScreen(KafkaScreen):
@@ -162,6 +159,8 @@ class TopicDetailScreen(KafkaScreen):
 
     def action_increase(self) -> None:
         if self.description is not None:
+            from .partitions import IncreasePartitionsScreen
+
             self.app.push_screen(
                 IncreasePartitionsScreen(
                     self.admin, self.description, self.cluster, profile=self.profile
@@ -173,19 +172,27 @@ class TopicDetailScreen(KafkaScreen):
         self.delete_topic()
 
     def action_records(self) -> None:
+        from .records import RecordsScreen
+
         self.app.push_screen(RecordsScreen(self.profile, self.admin, self.topic))
 
     def action_groups(self) -> None:
+        from .groups import GroupsScreen
+
         seconds = float(getattr(self.app, "refresh_seconds", 10.0))
         self.app.push_screen(GroupsScreen(self.profile, self.admin, seconds, topic=self.topic))
 
     def action_replication_factor(self) -> None:
+        from .reassign import ReassignScreen
+
         self.app.push_screen(
             ReassignScreen(self.profile, self.admin, self.topic, "factor"),
             callback=self._after_change,
         )
 
     def action_reassign(self) -> None:
+        from .reassign import ReassignScreen
+
         self.app.push_screen(
             ReassignScreen(self.profile, self.admin, self.topic, "broker"),
             callback=self._after_change,
@@ -193,6 +200,8 @@ class TopicDetailScreen(KafkaScreen):
 
     @work(group="delete", exit_on_error=False)
     async def delete_topic(self) -> None:
+        from .changes import run_deletion
+
         internal = (
             [self.topic]
             if self.topic in KNOWN_INTERNAL_TOPICS

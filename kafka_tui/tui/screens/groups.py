@@ -28,7 +28,6 @@ from ...services.groups import GroupLooks, GroupView, age, list_groups
 from ...services.parsing import UsageError
 from ...services.ports import AdminPort
 from .base import KafkaScreen, refresh_interval
-from .group_changes import GroupResetDialog, run_group_deletion
 
 # Statuses drawn in the warning / error colour; the word itself is the NO_COLOR marker.
 _WARNING = frozenset({WARN, STALL, STOP})
@@ -236,6 +235,8 @@ class GroupsScreen(KafkaScreen):
 
     @work(group="group-delete", exit_on_error=False)
     async def delete_group(self, view: GroupView) -> None:
+        from .group_changes import run_group_deletion  # loaded when first used (issue 52)
+
         if await run_group_deletion(self, self.admin, view):
             self.deleted(view.group)
 
@@ -373,6 +374,8 @@ class GroupDetailScreen(KafkaScreen):
 
     @work(group="group-delete", exit_on_error=False)
     async def delete_group(self, view: GroupView) -> None:
+        from .group_changes import run_group_deletion  # loaded when first used (issue 52)
+
         if await run_group_deletion(self, self.admin, view):
             self.app.pop_screen()
             self.owner.deleted(view.group)
@@ -383,6 +386,8 @@ class GroupDetailScreen(KafkaScreen):
 
     @work(group="group-reset", exit_on_error=False)
     async def reset_offsets(self, view: GroupView) -> None:
+        from .group_changes import GroupResetDialog  # loaded when first used (issue 52)
+
         outcome = await self.app.push_screen_wait(GroupResetDialog(self.admin, view))
         if outcome is not None and outcome.executed:
             # kafka-tui moved the offsets itself: the looks before are no window (a rewind

@@ -17,18 +17,20 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.widgets import Input, ProgressBar
 
 from ...admin import AdminError
 from ...fields import FieldError
-from ...services.message_search import Search, SearchProgress, SearchRequest, open_search
 from ...services.messages import RecordDocument
 from ...services.ports import AdminPort
 from .. import notices
 from ..words import field_error_words
 from .base import KafkaScreen
+
+if TYPE_CHECKING:  # loaded at the first search, not with the TUI (issue 52: its first frame)
+    from ...services.message_search import Search, SearchProgress
 
 GROUP = "records"  # the screen's reads' group: a search and a read cancel each other
 NAME = "search"
@@ -75,6 +77,8 @@ def toggle_search(screen: SearchingScreen) -> None:
 
 
 async def search(screen: SearchingScreen, expression: str) -> None:
+    from ...services.message_search import SearchRequest, open_search
+
     partitions = () if screen.partition is None else (screen.partition,)
     request = SearchRequest(screen.topic, expression, partitions, limit=screen.WINDOW)
     try:

@@ -43,7 +43,6 @@ from ...services.registry_access import profile_schemas
 from .. import notices
 from ..words import field_error_words
 from . import record_search
-from .produce import ProduceDialog
 
 if TYPE_CHECKING:
     from ...registry.codec import RecordSchemas
@@ -414,6 +413,8 @@ class RecordsScreen(record_search.SearchingScreen):
     def action_produce(self) -> None:
         if self.profile.read_only:  # check_action hides it; the palette and keys refuse too
             return
+        from .produce import ProduceDialog  # loaded when first asked for (issue 52)
+
         self.app.push_screen(
             ProduceDialog(self.admin, self.topic, self.partitions, self.schemas), self._produced
         )
