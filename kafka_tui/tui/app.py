@@ -19,9 +19,11 @@ from ..services.ports import AdminPort
 from . import notices
 from .notices import Told
 from .screens.base import default_placeholder_store
-from .screens.error import ErrorScreen
 from .screens.metadata import MetadataScreen
-from .screens.profiles import ProfilePicker
+
+# The other screens (the profile picker, the error modal, and those the topics screen opens)
+# are imported when first shown: the first frame waits for no module it does not draw
+# (issue 52.1; tests/unit/test_tui_imports.py names what the app's import must not load).
 
 AdminFactory = Callable[[Profile], AdminPort]
 StoreFactory = Callable[[Profile], PlaceholderStore]
@@ -61,9 +63,7 @@ class KafkaTuiApp(App[None]):
         if self.initial_profile is not None:
             self.open_profile(self.initial_profile)
         else:
-            self.push_screen(
-                ProfilePicker(sorted(self.settings.profiles.values(), key=lambda p: p.name))
-            )
+            self.action_switch_profile()
 
     def open_profile(self, profile: Profile) -> None:
         """Show `profile`'s cluster as the home screen (replacing another profile's)."""
@@ -94,6 +94,8 @@ class KafkaTuiApp(App[None]):
             self.open_profile(ready)
 
     def action_switch_profile(self) -> None:
+        from .screens.profiles import ProfilePicker
+
         self.push_screen(
             ProfilePicker(sorted(self.settings.profiles.values(), key=lambda p: p.name))
         )
@@ -109,6 +111,8 @@ class KafkaTuiApp(App[None]):
 
     def report_worker_failure(self, worker: Worker[object]) -> None:
         """The one place unexpected failures end up: a modal with the error, never a crash."""
+        from .screens.error import ErrorScreen
+
         error = worker.error
         self.push_screen(ErrorScreen(f"{type(error).__name__}: {error}", worker.name or "task"))
 

@@ -1,0 +1,39 @@
+"""The TUI's import loads what its first screen draws, not what other screens or their actions
+use (issue 52.1: the first frame on the demo cluster within 0.5 s of the start; bench/
+first_frame.py has the times). A screen's dialogs and services load when first opened."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+# Libraries of actions a first frame never takes: Spark, jq filters, the schema registry's
+# codecs (Avro, Protobuf, JSON Schema), msgpack and Arrow files.
+LIBRARIES = ("pyspark", "jq", "fastavro", "google.protobuf", "jsonschema", "msgpack", "pyarrow")
+# kafka-tui's own modules that load when their screen or action is first used.
+LATER = (
+    "kafka_tui.registry.client",
+    "kafka_tui.registry.codec",
+    "kafka_tui.services.message_search",
+    "kafka_tui.services.draining",
+    "kafka_tui.services.group_reset",
+    "kafka_tui.tui.screens.produce",
+    "kafka_tui.tui.screens.drain",
+    "kafka_tui.tui.screens.group_changes",
+    "kafka_tui.tui.screens.reassign",
+    "kafka_tui.tui.screens.error",
+    "kafka_tui.tui.screens.profiles",
+)
+
+
+def test_the_apps_import_leaves_other_screens_actions_unloaded() -> None:
+    code = f"""
+import sys
+import kafka_tui.tui.app
+names = {LIBRARIES + LATER!r}
+print(sorted(m for m in sys.modules if m in names or m.startswith(tuple(n + "." for n in names))))
+print("kafka_tui.tui.screens.metadata" in sys.modules)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # The second line shows the check sees what the import loaded (the first screen's module).
+    assert proc.stdout.splitlines() == ["[]", "True"], proc.stdout + proc.stderr
