@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 from textual.notifications import SeverityLevel
 
-from ..admin import TopicResult
-from ..services.filling import NO_BROKER_AVAILABLE, FillResult
-from ..services.keys import KEY_MAPPING_WARNING
-from ..services.leader_elections import ElectionOutcome
-from ..services.placing import UNDER_REPLICATED_WARNING
+if TYPE_CHECKING:  # the services load with the screens that use them, not with the app
+    from ..admin import TopicResult
+    from ..services.filling import FillResult
+    from ..services.leader_elections import ElectionOutcome
 
 
 class Kind(Enum):
@@ -88,6 +88,9 @@ def for_topic_results(results: Sequence[TopicResult]) -> list[Notice]:
     """A KIP-409 creation under-replicated, or a grow that moves keys, is one warning (its
     message says why); a name that collides with another ('.' vs '_') is a success plus a
     warning."""
+    from ..services.keys import KEY_MAPPING_WARNING
+    from ..services.placing import UNDER_REPLICATED_WARNING
+
     notices: list[Notice] = []
     for r in results:
         if r.ok and r.warning in (UNDER_REPLICATED_WARNING, KEY_MAPPING_WARNING):
@@ -103,6 +106,8 @@ def for_topic_results(results: Sequence[TopicResult]) -> list[Notice]:
 
 
 def for_fills(results: Sequence[FillResult]) -> list[Notice]:
+    from ..services.filling import NO_BROKER_AVAILABLE
+
     if not results:
         return [note("No open placeholders.", "Fill placeholders")]
     notices: list[Notice] = []
