@@ -13,7 +13,10 @@ from typing import Any, cast
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from kafka_tui.admin import TopicSpec
+from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec
+from kafka_tui.admin.connection import poll_until
+from kafka_tui.admin.errors import error_name
+from kafka_tui.admin.producers import DescribeProducersRequest
 
 from ..conftest import Cluster
 from .test_cli import run, run_json
@@ -53,6 +56,10 @@ def test_the_delete_names_the_producers_still_writing(
     sent_at = time.time_ns() // 1_000_000 - 5_000  # a record stamped 5 s ago
     before_commit = time.time_ns() // 1_000_000
     asyncio.run(write(servers, written, sent_at, topic_name("txn")))
+    # The Kafka facts producers_of's shortcut stands on: a just-created partition's leader
+    # epoch is 0, and a broker without the partition's log answers NOT_LEADER_OR_FOLLOWER
+    # (ReplicaManager.getPartitionOrError), as a leader that has not loaded it yet does.
+    assert asyncio.run(without_the_log(servers, quiet)) == (0, "NOT_LEADER_OR_FOLLOWER", [])
 
     # Live producers write to `written`: an unconsumed-only delete refuses it, not `quiet`.
     code, out, err = run(
@@ -108,6 +115,31 @@ def test_the_delete_names_the_producers_still_writing(
 
     # As warned: the next write brings it back, with the brokers' defaults (1 partition).
     assert asyncio.run(write_again(servers, written)) == {0}
+
+
+async def without_the_log(servers: str, topic: str) -> tuple[int, str, list[Any]] | None:
+    """Partition 0 of `topic`'s leader epoch, and DescribeProducers' answer about it from a
+    broker that holds no replica of it (error name, producers), once that broker knows the
+    topic (before, it answers UNKNOWN_TOPIC_OR_PARTITION); None if it did not within 30 s."""
+    async with KafkaAdmin(ConnectionSettings(servers)) as admin:
+
+        async def ask() -> tuple[int, str, list[Any]] | None:
+            metadata = await admin._metadata([topic])
+            partitions = metadata.topics[0].partitions
+            if not partitions:
+                return None
+            [partition] = partitions
+            other = min(
+                b.node_id for b in metadata.brokers if b.node_id not in partition.replica_nodes
+            )
+            answer = await admin._send_to_itself(DescribeProducersRequest([(topic, 0)]), other)
+            [p] = DescribeProducersRequest.answer(answer)
+            name = error_name(p.error_code)
+            if name == "UNKNOWN_TOPIC_OR_PARTITION":
+                return None
+            return partition.leader_epoch, name, p.producers
+
+        return await poll_until(ask, time.monotonic() + 30)
 
 
 async def write_again(servers: str, topic: str) -> set[int]:
