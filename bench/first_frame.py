@@ -7,12 +7,13 @@ rounds, `kafka-tui --bootstrap-server B` in a fresh 120x40 tmux window (its own 
 the time from the window's start to the topics screen showing the demo topics (a topic name
 on screen, polled every 10 ms), and the process's CPU time at that moment (/proc, 10 ms
 ticks). Beside it, the floor of the method: a Python process printing a line in the same
-kind of window (tmux's start, Python's start, the polling). With `--against REF`, also the
-same command with kafka_tui as at git revision REF (exported to a temporary folder, put first
-on PYTHONPATH), in the same rounds: a change's before and after side by side. Prints min and
-median, the ratios, and the load average. Asserts nothing.
+kind of window (tmux's start, Python's start, the polling). With `--against REF` (repeatable),
+also the same command with kafka_tui as at git revision REF (exported to a temporary folder),
+or from a folder REF holding a kafka_tui tree (put first on PYTHONPATH), in the same rounds: a
+change's before and after side by side. Prints min and median, the ratios, and the load
+average. Asserts nothing.
 
-Usage: python bench/first_frame.py [--rounds 10] [--keep] [--against REF]
+Usage: python bench/first_frame.py [--rounds 10] [--keep] [--against REF ...]
 Needs tmux (apt-get install tmux).
 """
 
@@ -66,8 +67,12 @@ def in_tmux(command: str, needle: str, timeout: float = 60.0) -> tuple[float, fl
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
-def _export(ref: str) -> Path:
-    """kafka_tui as at git revision `ref`, in a temporary folder, compiled (as installed)."""
+def _tree(ref: str) -> Path:
+    """The folder holding kafka_tui as at git revision `ref` (exported to a temporary folder)
+    or in folder `ref`, compiled (as an installed one is)."""
+    if (Path(ref) / "kafka_tui").is_dir():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", ref], check=True)
+        return Path(ref).resolve()
     folder = Path(tempfile.mkdtemp(prefix="kafka-tui-at-"))
     repo = Path(__file__).resolve().parent.parent
     archive = subprocess.run(
@@ -82,11 +87,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--keep", action="store_true", help="leave the cluster running")
-    parser.add_argument("--against", metavar="REF", help="also time kafka_tui at git REF")
+    parser.add_argument(
+        "--against",
+        metavar="REF",
+        action="append",
+        default=[],
+        help="also time kafka_tui at git REF, or in folder REF (repeatable)",
+    )
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         raise SystemExit("needs tmux (apt-get install tmux)")
-    before = _export(args.against) if args.against else None
+    others = {ref: _tree(ref) for ref in args.against}
 
     from kafka_tui.devcluster import DevCluster
     from kafka_tui.devcluster.seed import (
@@ -116,11 +127,10 @@ def main() -> None:
         floor = f"{shlex.quote(sys.executable)} -c \"print('ready'); import time; time.sleep(30)\""
         frames: list[tuple[float, float]] = []
         floors: list[tuple[float, float]] = []
-        befores: list[tuple[float, float]] = []
+        befores: dict[str, list[tuple[float, float]]] = {ref: [] for ref in others}
         kinds = [(frames, ours, NEEDLE), (floors, floor, "ready")]
-        if before is not None:
-            then = f"env PYTHONPATH={shlex.quote(str(before))} {ours}"
-            kinds.append((befores, then, NEEDLE))
+        for ref, tree in others.items():
+            kinds.append((befores[ref], f"env PYTHONPATH={shlex.quote(str(tree))} {ours}", NEEDLE))
         print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         for k in range(args.rounds):
             for into, command, needle in kinds if k % 2 == 0 else reversed(kinds):
@@ -128,8 +138,7 @@ def main() -> None:
             print(f"  round {k + 1}/{args.rounds}: {frames[-1][0]:.3f} s", file=sys.stderr)
         print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         labelled = [("kafka-tui first frame", frames), ("python prints a line", floors)]
-        if befores:
-            labelled.append((f"at {args.against}", befores))
+        labelled += [(f"at {ref}", values) for ref, values in befores.items()]
         for label, values in labelled:
             walls = [w for w, _ in values]
             cpus = [c for _, c in values]
@@ -139,11 +148,11 @@ def main() -> None:
             )
         beyond = statistics.median(w for w, _ in frames) - statistics.median(w for w, _ in floors)
         print(f"first frame minus the floor (medians): {beyond:.3f} s")
-        if befores:
+        for ref, values in befores.items():
             for what, pick in (("wall", 0), ("CPU", 1)):
                 now = statistics.median(v[pick] for v in frames)
-                then_ = statistics.median(v[pick] for v in befores)
-                print(f"{what} median: this tree / {args.against} = {now / then_:.2f}")
+                then = statistics.median(v[pick] for v in values)
+                print(f"{what} median: this tree / {ref} = {now / then:.2f}")
     finally:
         if not args.keep:
             cluster.down(kill=True)
