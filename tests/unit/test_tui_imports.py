@@ -23,6 +23,15 @@ LATER = (
     "kafka_tui.tui.screens.reassign",
     "kafka_tui.tui.screens.error",
     "kafka_tui.tui.screens.profiles",
+    "kafka_tui.tui.screens.brokers",
+    "kafka_tui.tui.screens.create",
+    "kafka_tui.tui.screens.detail",
+    "kafka_tui.tui.screens.groups",
+    "kafka_tui.tui.screens.partitions",
+    "kafka_tui.tui.screens.plan",
+    "kafka_tui.tui.screens.records",
+    "kafka_tui.services.plan_workflow",
+    "kafka_tui.services.spark_runner",
 )
 
 

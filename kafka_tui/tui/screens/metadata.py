@@ -31,14 +31,6 @@ from ...services.ports import AdminPort
 from ...services.snapshot import min_insync_replicas
 from ..widgets.topic_table import ShownRows, TopicRow, TopicRows, TopicTable
 from .base import KafkaScreen, placeholder_store, refresh_interval
-from .brokers import BrokersScreen
-from .changes import run_deletion
-from .create import CreateTopicScreen
-from .detail import TopicDetailScreen
-from .groups import GroupsScreen
-from .partitions import IncreasePartitionsScreen
-from .plan import PlanScreen
-from .records import RecordsScreen
 
 TOGGLES = {
     "under_replicated": "u under-replicated",
@@ -554,17 +546,23 @@ class MetadataScreen(KafkaScreen):
 
     @on(TopicTable.Chosen)
     def open_topic(self, event: TopicTable.Chosen) -> None:
+        from .detail import TopicDetailScreen
+
         self.app.push_screen(
             TopicDetailScreen(self.profile, self.admin, event.name, self.cluster),
             callback=self._after_change,
         )
 
     def action_groups(self) -> None:
+        from .groups import GroupsScreen
+
         if isinstance(self.focused, Input):
             raise SkipAction()
         self.app.push_screen(GroupsScreen(self.profile, self.admin, self.refresh_seconds))
 
     def action_create(self) -> None:
+        from .create import CreateTopicScreen
+
         self.app.push_screen(
             CreateTopicScreen(
                 self.admin, self.cluster, profile=self.profile, known=self._known_topics()
@@ -573,20 +571,28 @@ class MetadataScreen(KafkaScreen):
         )
 
     def action_plan(self) -> None:
+        from .plan import PlanScreen
+
         marked = sorted(self.query_one(TopicTable).marked)
         self.app.push_screen(
             PlanScreen(self.profile, self.admin, marked), callback=self._after_change
         )
 
     def action_brokers(self) -> None:
+        from .brokers import BrokersScreen
+
         self.app.push_screen(BrokersScreen(self.profile, self.admin), callback=self._after_change)
 
     def action_records(self) -> None:
+        from .records import RecordsScreen
+
         row = self.query_one(TopicTable).current
         if row is not None:
             self.app.push_screen(RecordsScreen(self.profile, self.admin, row.name))
 
     def action_increase(self) -> None:
+        from .partitions import IncreasePartitionsScreen
+
         row = self.query_one(TopicTable).current
         if row is None:
             return
@@ -609,6 +615,8 @@ class MetadataScreen(KafkaScreen):
 
     @work(group="delete", exit_on_error=False)
     async def delete_topics(self, names: list[str]) -> None:
+        from .changes import run_deletion
+
         internal = [
             n
             for n in names
