@@ -11,7 +11,8 @@ The answers are the admin layer's own records, as the kio-read answers are turne
 from __future__ import annotations
 
 import struct
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
 
 from .metadata_v12 import _compact_string, _tagged_fields, _uvarint
 
@@ -108,6 +109,28 @@ def describe_log_dirs_v5_request(topics: list[tuple[str, list[int]]] | None) -> 
     return b"".join(out)
 
 
+_A = TypeVar("_A")
+
+
+def _checked(
+    read: Callable[[bytes, int], tuple[_A, int]],
+) -> Callable[[bytes, int], tuple[_A, int]]:
+    """`read`, a cut or malformed answer a ValueError (as kio's readers raise), never a
+    struct.error or an answer read past the buffer's end (a slice is silently shorter)."""
+
+    def checked(buf: bytes, pos: int) -> tuple[_A, int]:
+        try:
+            answer, end = read(buf, pos)
+        except (struct.error, IndexError) as exc:
+            raise ValueError(f"a cut or malformed answer: {exc}") from None
+        if end > len(buf):
+            raise ValueError("a cut answer: it ends past the bytes received")
+        return answer, end
+
+    checked.__doc__ = read.__doc__
+    return checked
+
+
 class Broker(NamedTuple):
     broker_id: int
     host: str
@@ -126,6 +149,7 @@ class Cluster(NamedTuple):
     brokers: list[Broker]
 
 
+@_checked
 def read_describe_cluster_v2(buf: bytes, pos: int) -> tuple[Cluster, int]:
     _, error_code = _ERROR.unpack_from(buf, pos)
     message, pos = _compact_string(buf, pos + 6)
@@ -171,6 +195,7 @@ class LogDirsAnswer(NamedTuple):
     results: list[LogDirResult]
 
 
+@_checked
 def read_describe_log_dirs_v5(buf: bytes, pos: int) -> tuple[LogDirsAnswer, int]:
     _, error_code = _ERROR.unpack_from(buf, pos)
     count, pos = _uvarint(buf, pos + 6)
@@ -217,6 +242,7 @@ def _string(buf: bytes, pos: int) -> tuple[str | None, int]:
     return buf[pos : pos + size].decode(), pos + size
 
 
+@_checked
 def read_create_topics_v4(buf: bytes, pos: int) -> tuple[CreateTopicsV4Answer, int]:
     (count,) = _INT32.unpack_from(buf, pos + 4)  # after the throttle time
     pos += 8
