@@ -81,17 +81,35 @@ async def _kill(cluster: Cluster, broker: int) -> None:
 
 
 async def _existing(
-    cluster: Cluster, names: list[str], settled: Callable[[set[str]], bool]
+    cluster: Cluster,
+    names: list[str],
+    settled: Callable[[set[str]], bool],
+    explain: Callable[[set[str]], object] = lambda _: "",
 ) -> set[str]:
+    """The topics of `names` that exist once `settled` holds of them. If it never does, the
+    failure says what `explain` makes of the last set seen and which broker lists what, so a
+    rare failure in CI can be read from its log."""
+    last: set[str] = set()
     async with KafkaAdmin(ConnectionSettings(cluster.bootstrap_servers)) as admin:
 
         async def check() -> set[str] | None:
+            nonlocal last
             found, _ = await admin.describe_topics(names, configs=False)
-            exist = {t.name for t in found}
-            return exist if settled(exist) else None
+            last = {t.name for t in found}
+            return last if settled(last) else None
 
         result = await poll_until(check, time.monotonic() + 60)
-        assert result is not None
+        if result is None:
+            by_broker = {}
+            for broker in cluster.dev.status()["brokers"]:
+                if broker["running"]:
+                    listed = await admin._metadata_from(names, broker["id"], retry=False)
+                    shown = {t.name for t in listed.topics if not t.error_code}
+                    by_broker[broker["id"]] = len(shown & last)
+        assert result is not None, (
+            f"{len(last)} topics listed; {explain(last)}; of these, each running broker "
+            f"lists {by_broker}"
+        )
         return result
 
 
@@ -132,7 +150,12 @@ async def test_a_broker_lost_mid_create_and_mid_delete_loses_no_result(cluster: 
             assert frozen
         await _kill(cluster, frozen[0])
         gone = {r.topic for r in deleted if r.ok}
-        still = await _existing(cluster, sorted(exist), lambda e: not (e & gone))
+        still = await _existing(
+            cluster,
+            sorted(exist),
+            lambda e: not (e & gone),
+            lambda e: [r for r in deleted if r.topic in e & gone][:3],
+        )
         assert not (still & gone)
         assert all(r.ok or r.error == "REQUEST_TIMED_OUT" for r in deleted)
     finally:
