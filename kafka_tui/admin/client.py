@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import audit_log as audit
 from . import protocol, validation
@@ -29,7 +29,6 @@ from .config_rules import refusal
 from .configs import AdminConfigs
 from .connection import UNKNOWN_TOPIC, Settle, poll_until
 from .errors import AdminError, ValidationError, sentence
-from .group_work import AdminGroupWork
 from .journal import Expectation
 from .model import (
     DEFAULT_TIMEOUT_MS,
@@ -41,7 +40,6 @@ from .model import (
     TopicResult,
     TopicSpec,
 )
-from .producers import AdminProducers
 from .protocol import MetadataTopic, TopicAnswer
 from .reading import AdminReads
 from .reassignments import AdminReassignments
@@ -56,7 +54,56 @@ def _lost_note(answer: TopicAnswer) -> str:
     return f" (The answer was lost: {lost}.)" if lost else ""
 
 
-class KafkaAdmin(AdminProducers, AdminGroupWork, AdminReads, AdminReassignments, AdminConfigs):
+if TYPE_CHECKING:
+    from .group_work import AdminGroupWork
+    from .producers import AdminProducers
+
+    class _GroupsAndProducers(AdminProducers, AdminGroupWork):
+        """The type checker sees the group and producer operations as KafkaAdmin's own."""
+
+else:
+
+    class _GroupsAndProducers:
+        """The group and producer operations (group_work.py, producers.py and the requests
+        they send: ~25 ms of imports) load when one is first used, not with the client: a
+        topic create, a describe or the TUI's first frame use none (bench/startup.py,
+        bench/first_frame.py). The first use of one of their names makes the admin an
+        instance of a subclass with those mixins added (`_with_groups`), the class the
+        client had before; a name neither has stays an AttributeError."""
+
+        _groups_loaded = False
+
+        def __getattr__(self, name: str) -> Any:
+            cls = type(self)
+            if name.startswith("__") or cls._groups_loaded:
+                raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
+            full = _with_groups(cls)
+            if not hasattr(full, name):
+                raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
+            self.__class__ = full
+            return getattr(self, name)
+
+    _WITH_GROUPS: dict[type, type] = {}
+
+    def _with_groups(cls: type) -> type:
+        """`cls` with the group and producer mixins after it (one class per `cls`)."""
+        if cls not in _WITH_GROUPS:
+            from .group_work import AdminGroupWork
+            from .producers import AdminProducers
+
+            _WITH_GROUPS[cls] = type(
+                cls.__name__,
+                (cls, AdminProducers, AdminGroupWork),
+                {
+                    "_groups_loaded": True,
+                    "__module__": cls.__module__,
+                    "__qualname__": cls.__qualname__,
+                },
+            )
+        return _WITH_GROUPS[cls]
+
+
+class KafkaAdmin(_GroupsAndProducers, AdminReads, AdminReassignments, AdminConfigs):
     """Async admin operations. Use as `async with KafkaAdmin(settings) as admin:`.
 
     `client_side_validation=False` sends requests as given, so tests can compare the
