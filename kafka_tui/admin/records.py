@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -602,87 +603,50 @@ class RecordWriter:
             await self._producer.stop()
             self._producer = None
 
+    def packing(self, partitions: int) -> Packing:
+        """An empty `Packing` for this writer's topic of `partitions` partitions."""
+        producer = self._producer
+        assert producer is not None, "use RecordWriter as `async with`"
+        return Packing(self.topic, partitions, producer.create_batch)
+
     async def send_all(
         self,
         records: Iterable[OutgoingRecord],
         partitions: int,
         keyed: Iterable[int] | None = None,
-    ) -> AsyncIterator[list[Sent | AdminError]]:
-        """Send `records` to a topic of `partitions` partitions, in order; yield, in the
-        same order, where each landed or why Kafka refused it, in lists of those known at
-        once (one async step per landed batch, not per record: ~10% of a file's produce).
+    ) -> AsyncIterator[list[Outcome]]:
+        """Pack `records` (`Packing.add`) and send them (`send`)."""
+        packing = self.packing(partitions)
+        rows = list(records)
+        packing.add(
+            [r.key for r in rows],
+            [r.value for r in rows],
+            [r.headers for r in rows],
+            [r.partition for r in rows],
+            [r.timestamp for r in rows],
+            keyed,
+        )
+        async for outcomes in self.send(packing):
+            yield outcomes
 
-        Records are packed into record batches here (aiokafka's `create_batch` /
-        `send_batch`), one open batch per partition, instead of `send()` per record (a
-        future, a partitioner call and an accumulator lookup each: ~3x the CPU, see
-        bench/records.py). Partitions as Kafka's default partitioner picks them: the
-        record's own, else murmur2 of its key, else one partition per batch (sticky).
-        `keyed`: the partitions of the records with a key and no partition, in order,
-        when the caller computed them (murmur2 over many keys at once)."""
-        producer = self._producer
-        assert producer is not None, "use RecordWriter as `async with`"
-        from aiokafka.partitioner import murmur2
-
-        open_batches: dict[int, _Batch] = {}
-        waiting: deque[tuple[_Batch, int]] = deque()  # each record: its batch and place
-        sticky = 0
-        hashed = None if keyed is None else iter(keyed)
-        sent = False
-        for record in records:
-            p = record.partition
-            if p is None:
-                if record.key is None:
-                    p = sticky
-                elif hashed is not None:
-                    p = next(hashed)
-                else:
-                    p = (murmur2(record.key) & 0x7FFFFFFF) % partitions
-            batch = open_batches.get(p)
-            if batch is None:
-                batch = open_batches[p] = _Batch(self.topic, p, producer.create_batch())
-            added = batch.add(record)
-            if added is None:  # full: send it, start the next
-                del open_batches[p]
-                await self._submit(batch)
-                sent = True
-                if p == sticky and record.key is None and record.partition is None:
-                    sticky = p = (sticky + 1) % partitions
-                batch = open_batches.get(p)
-                if batch is None:
-                    batch = open_batches[p] = _Batch(self.topic, p, producer.create_batch())
-                added = batch.add(record)
-                if added is None:
-                    batch.refused = ValidationError(
-                        "MESSAGE_TOO_LARGE",
-                        f"Topic '{self.topic}': a record is larger than a whole batch may be "
-                        f"({_MAX_BATCH_BYTES:,} bytes).",
-                        self.topic,
-                    )
-                    added = -1
-            waiting.append((batch, added))
-            # A batch's delivery completes only while the event loop runs, i.e. in _submit's
-            # await: looked at after one, not for every record (~5% of a file's produce).
-            if sent or added < 0:
-                sent = False
-                landed = self._landed_now(waiting)
-                if landed:
-                    yield landed
-        for batch in open_batches.values():
+    async def send(self, packing: Packing) -> AsyncIterator[list[Outcome]]:
+        """Send the batches of `packing`, each partition's in the order they were filled;
+        yield, in the records' order, where each landed or why Kafka refused it, in lists of
+        those known at once (one async step per landed batch, not per record: ~10% of a
+        file's produce)."""
+        packing.close()
+        for batch in packing.batches:
             await self._submit(batch)
-        while waiting:
-            await waiting[0][0].wait()
-            yield self._landed_now(waiting)
-
-    def _landed_now(self, waiting: deque[tuple[_Batch, int]]) -> list[Sent | AdminError]:
-        """The outcomes known now, from the front of `waiting` (in the records' order)."""
-        landed: list[Sent | AdminError] = []
-        while waiting:
-            batch, place = waiting[0]
-            if not batch.settled and not batch.done():
-                break
-            waiting.popleft()
-            landed.append(self._landed(batch, place))
-        return landed
+            # A batch's delivery completes only while the event loop runs, i.e. in an await:
+            # looked at after each submit, not for every record.
+            landed = packing.landed_now()
+            if landed:
+                yield landed
+        while not packing.all_landed():
+            await packing.wait_front()
+            landed = packing.landed_now()
+            if landed:
+                yield landed
 
     async def _submit(self, batch: _Batch) -> None:
         producer = self._producer
@@ -693,33 +657,151 @@ class RecordWriter:
                 batch.builder, self.topic, partition=batch.partition
             )
         except KafkaError as exc:
-            batch.refused = _failed(self.topic, exc)
+            batch.refuse(_failed(self.topic, exc))
 
-    def _landed(self, batch: _Batch, place: int) -> Sent | AdminError:
-        if place < 0 or batch.refused is not None:
-            assert batch.refused is not None
-            return batch.refused
-        meta = batch.result
-        offset = meta.offset + place if meta.offset >= 0 else -1
-        # a LogAppendTime topic answers the broker's time; CreateTime: the record's own
-        logged = meta.timestamp if meta.timestamp not in (None, -1) else None
-        return Sent(self.topic, batch.partition, offset, logged or batch.timestamps[place])
+
+# Where a record landed: (partition, offset, timestamp); offset -1 with acks=0. A tuple made in
+# C for each record of a landed batch, not an object per record (~0.6 us each, issue 50).
+Landed = tuple[int, int, int | None]
+Outcome = Landed | AdminError
+
+
+class Packing:
+    """Records packed into record batches, nothing sent: one open batch per partition
+    (`RecordWriter.send` sends them). Partitions as Kafka's default partitioner picks them:
+    the record's own, else murmur2 of its key, else one partition per batch (sticky).
+
+    Records are appended by each batch's own record builder (aiokafka's C
+    DefaultRecordBatchBuilder), not through aiokafka's BatchBuilder.append, whose keyword call
+    and serializer step were ~15% of a file's produce, nor `send()` per record (a future, a
+    partitioner call and an accumulator lookup each: ~3x the CPU, see bench/records.py)."""
+
+    def __init__(self, topic: str, partitions: int, create_batch: Any) -> None:
+        self.topic = topic
+        self.partitions = partitions
+        self._create = create_batch
+        self.batches: list[_Batch] = []  # full ones in the order they filled, then the rest
+        self._open: dict[int, _Batch] = {}
+        self._order: list[_Batch] = []  # each record's batch, in the records' order
+        self._front: deque[_Batch] = deque()  # batches by their first record, not landed yet
+        self._landed = 0  # records whose outcome was handed out
+        self._sticky = 0
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def add(
+        self,
+        keys: Sequence[bytes | None],
+        values: Sequence[bytes | None],
+        headers: Sequence[Sequence[tuple[str, bytes | None]]],
+        partitions: Sequence[int | None],
+        timestamps: Sequence[int | None],
+        keyed: Iterable[int] | None = None,
+    ) -> None:
+        """Append records given as columns, in order. `keyed`: the partitions of the records
+        with a key and no partition, in order, when the caller computed them (murmur2 over
+        many keys at once)."""
+        from aiokafka.partitioner import murmur2
+
+        count = self.partitions
+        hashed = None if keyed is None else iter(keyed)
+        get, order = self._open.get, self._order
+        for key, value, hs, given, ts in zip(
+            keys, values, headers, partitions, timestamps, strict=True
+        ):
+            if given is not None:
+                p = given
+            elif key is None:
+                p = self._sticky
+            elif hashed is not None:
+                p = next(hashed)
+            else:
+                p = (murmur2(key) & 0x7FFFFFFF) % count
+            batch = get(p) or self._opened(p)
+            hs = list(hs) if hs else _NO_HEADERS  # a list, which the builder only reads
+            added = batch.records.append(len(batch.timestamps), ts, key, value, hs)
+            if added is None and batch.timestamps:  # full: the next one
+                self.batches.append(self._open.pop(p))
+                if given is None and key is None:
+                    self._sticky = p = (p + 1) % count
+                batch = get(p) or self._opened(p)
+                added = batch.records.append(len(batch.timestamps), ts, key, value, hs)
+                if added is None and batch.timestamps:  # the next sticky one is full too
+                    self.batches.append(self._open.pop(p))
+                    batch = self._opened(p)
+                    added = batch.records.append(0, ts, key, value, hs)
+            if added is None:
+                order.append(self._too_large())
+                continue
+            if not batch.timestamps:
+                batch.first = len(order)
+                self._front.append(batch)
+            batch.timestamps.append(added.timestamp)
+            order.append(batch)
+
+    def _opened(self, partition: int) -> _Batch:
+        batch = self._open[partition] = _Batch(self.topic, partition, self._create())
+        return batch
+
+    def _too_large(self) -> _Batch:
+        refused = _Batch(self.topic, -1, None)
+        refused.first = len(self._order)
+        refused.refuse(
+            ValidationError(
+                "MESSAGE_TOO_LARGE",
+                f"Topic '{self.topic}': a record is larger than a whole batch may be "
+                f"({_MAX_BATCH_BYTES:,} bytes).",
+                self.topic,
+            )
+        )
+        self._front.append(refused)
+        return refused
+
+    def close(self) -> None:
+        """No more records: the open batches go after the full ones."""
+        self.batches += [b for b in self._open.values() if b.timestamps]
+        self._open.clear()
+
+    def all_landed(self) -> bool:
+        return self._landed == len(self._order)
+
+    async def wait_front(self) -> None:
+        """Until the batch of the first record without an outcome lands."""
+        front = self._front
+        while front and front[0].landed():
+            front.popleft()
+        if front:
+            await front[0].wait()
+
+    def landed_now(self) -> list[Outcome]:
+        """The outcomes known now, from the first record without one on (records' order)."""
+        front = self._front
+        while front and front[0].landed():
+            front.popleft()
+        end = front[0].first if front else len(self._order)
+        if end <= self._landed:
+            return []
+        # each landed batch's outcomes in its records' order, taken one by one
+        out = [next(b.outcomes) for b in self._order[self._landed : end]]  # type: ignore[arg-type]
+        self._landed = end
+        return out
 
 
 _NO_HEADERS: list[tuple[str, bytes | None]] = []
 
 
 class _Batch:
-    """One record batch being filled or sent: its records' timestamps in order."""
+    """One record batch being filled or sent: its records' timestamps in order; once landed
+    (or refused), its records' outcomes as an iterator."""
 
     __slots__ = (
         "builder",
+        "first",
+        "outcomes",
         "partition",
         "records",
-        "refused",
-        "result",
         "sent",
-        "settled",
         "timestamps",
         "topic",
     )
@@ -728,41 +810,23 @@ class _Batch:
         self.topic = topic
         self.partition = partition
         self.builder = builder
-        self.records = builder._builder  # see `add`
+        self.records: Any = None if builder is None else builder._builder  # see Packing
         self.timestamps: list[int] = []
+        self.first = 0  # the index of its first record
         self.sent: Any = None  # the future of its delivery
-        self.result: Any = None
-        self.refused: AdminError | None = None
-        self.settled = False  # landed or refused: its outcome known
-
-    def add(self, record: OutgoingRecord) -> int | None:
-        """The record's place in the batch, or None when the batch is full.
-
-        Appended by the batch's own record builder (aiokafka's C DefaultRecordBatchBuilder),
-        not through aiokafka's BatchBuilder.append, whose keyword call and serializer step
-        were ~15% of a file's produce; its record count is kept here (see `close`)."""
-        place = len(self.timestamps)
-        headers = record.headers
-        added = self.records.append(
-            place,
-            record.timestamp,
-            record.key,
-            record.value,
-            list(headers) if headers else _NO_HEADERS,  # a list, which it only reads
-        )
-        if added is None:
-            return None
-        self.timestamps.append(added.timestamp)
-        return place
+        self.outcomes: Iterator[Outcome] | None = None  # known once it landed
 
     def close(self) -> None:
         """No more records: the batch's count as aiokafka's BatchBuilder keeps it."""
         self.builder._relative_offset = len(self.timestamps)
         self.builder.close()
 
-    def done(self) -> bool:
-        if self.refused is not None:
-            self.settled = True
+    def refuse(self, error: AdminError) -> None:
+        self.outcomes = itertools.repeat(error)
+
+    def landed(self) -> bool:
+        """Whether its outcome is known (delivered or refused), settling it if it just came."""
+        if self.outcomes is not None:
             return True
         if self.sent is None or not self.sent.done():
             return False
@@ -770,20 +834,24 @@ class _Batch:
         return True
 
     async def wait(self) -> None:
-        if self.refused is None and self.sent is not None:
+        if self.outcomes is None and self.sent is not None:
             with contextlib.suppress(KafkaError):
                 await asyncio.shield(self.sent)
             self._settle()
 
     def _settle(self) -> None:
-        if self.result is not None or self.refused is not None:
-            self.settled = True
-            return
         exc = self.sent.exception()
-        if exc is None:
-            self.result = self.sent.result()
-        elif isinstance(exc, KafkaError):
-            self.refused = _failed(self.topic, exc)
-        else:
-            raise exc
-        self.settled = True
+        if exc is not None:
+            if not isinstance(exc, KafkaError):
+                raise exc
+            self.refuse(_failed(self.topic, exc))
+            return
+        meta = self.sent.result()
+        n = len(self.timestamps)
+        offsets: Iterable[int] = (
+            range(meta.offset, meta.offset + n) if meta.offset >= 0 else itertools.repeat(-1)
+        )
+        # a LogAppendTime topic answers the broker's time; CreateTime: the record's own
+        logged = meta.timestamp if meta.timestamp not in (None, -1) else None
+        stamps: Iterable[int] = self.timestamps if logged is None else itertools.repeat(logged)
+        self.outcomes = zip(itertools.repeat(self.partition), offsets, stamps)

@@ -13,9 +13,7 @@ from __future__ import annotations
 import argparse
 import gc
 import io
-import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -213,19 +211,12 @@ async def _produce(
                 "--file: each record object names its own schema_id; --key-schema-id and "
                 "--value-schema-id are for --key/--value"
             )
-        records = list(_file_records(args, messages, schemas))
-        if args.partition is not None or timestamp is not None or args.header:
-            extra = tuple(messages.record_headers(args.header))
-            records = [
-                replace(
-                    r,
-                    headers=r.headers + extra,
-                    partition=r.partition if args.partition is None else args.partition,
-                    timestamp=r.timestamp if timestamp is None else timestamp,
-                )
-                for r in records
-            ]
+        chunks = _file_chunks(args, messages, schemas)
+        overrides = messages.Overrides(
+            args.partition, timestamp, tuple(messages.record_headers(args.header))
+        )
     else:
+        overrides = None
         records = [
             messages.record_from_values(
                 args.key,
@@ -243,19 +234,19 @@ async def _produce(
                 value_schema_id=args.value_schema_id,
             )
         ]
+        chunks = [messages.columns_of(records)]
     acks: Acks = "all" if args.acks == "-1" else args.acks
     compression = None if args.compression == "none" else args.compression
     failed = 0
     results: list[Any] = []
     stream = args.output == "jsonl"
     lines: list[str] = []
-    topic = json.dumps(args.topic)
-    async for outcomes in messages.produce_runs(
-        admin, args.topic, records, acks=acks, compression=compression
+    async for outcomes in messages.produce_chunks(
+        admin, args.topic, chunks, acks=acks, compression=compression, overrides=overrides
     ):
-        failed += sum(o.error is not None for o in outcomes)
+        failed += outcomes.failed
         if stream:
-            lines += [_produced_line(topic, o) for o in outcomes]
+            lines += outcomes.json_lines()
             if len(lines) >= 10_000:
                 sys.stdout.write("".join(lines))
                 sys.stdout.flush()
@@ -302,17 +293,6 @@ def _register(args: argparse.Namespace, schemas: RecordSchemas | None) -> None:
         )
 
 
-def _produced_line(topic: str, outcome: Any) -> str:
-    """`outcome.to_json()` as a JSON line; written directly for a file of a million."""
-    if outcome.error is not None:
-        return json.dumps(outcome.to_json()) + "\n"
-    timestamp = "null" if outcome.timestamp is None else outcome.timestamp
-    return (
-        f'{{"topic":{topic},"partition":{outcome.partition},"offset":{outcome.offset},'
-        f'"timestamp":{timestamp},"error":null,"message":null}}\n'
-    )
-
-
 def _produce_table(topic: str, results: list[Any]) -> None:
     if len(results) == 1:
         r = results[0]
@@ -322,7 +302,7 @@ def _produce_table(topic: str, results: list[Any]) -> None:
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-def _file_records(args: argparse.Namespace, messages: Any, schemas: RecordSchemas | None) -> Any:
+def _file_chunks(args: argparse.Namespace, messages: Any, schemas: RecordSchemas | None) -> Any:
     path: Path = args.file
     given = {
         "keep_partitions": not args.repartition,
@@ -334,10 +314,10 @@ def _file_records(args: argparse.Namespace, messages: Any, schemas: RecordSchema
     }
     if str(path) == "-":  # not UTF-8: refused with its line number, as in a file
         stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="surrogateescape")
-        return list(messages.records_from_file(path, stdin, **given))
-    from ..services.record_file import read_record_file
+        return [messages.columns_of(messages.records_from_file(path, stdin, **given))]
+    from ..services.record_file import record_chunks
 
     try:
-        return read_record_file(path, **given)
+        return record_chunks(path, **given)
     except OSError as exc:
         raise UsageError(f"--file: cannot read {path}: {exc.strerror}") from None

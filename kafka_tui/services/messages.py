@@ -23,11 +23,11 @@ from ..admin import AdminError
 from ..admin.records import (
     Acks,
     Isolation,
+    Landed,
     OutgoingRecord,
     Record,
     RecordReader,
     RecordWriter,
-    Sent,
     Start,
     Stop,
     check_partitions,
@@ -531,6 +531,92 @@ def _from_object(
     return OutgoingRecord(k, v, tuple(headers) if headers else (), partition, timestamp)
 
 
+# A file's records as columns (keys, values, headers, partitions, timestamps): what forked
+# readers hand back (services/record_file.py) and what is packed, without a record object each.
+Columns = tuple[
+    list[bytes | None],
+    list[bytes | None],
+    list[tuple[tuple[str, bytes | None], ...]],
+    list[int | None],
+    list[int | None],
+]
+
+
+def columns_of(records: Iterable[OutgoingRecord]) -> Columns:
+    rows = list(records)
+    return (
+        [r.key for r in rows],
+        [r.value for r in rows],
+        [r.headers for r in rows],
+        [r.partition for r in rows],
+        [r.timestamp for r in rows],
+    )
+
+
+@dataclass(slots=True)
+class Overrides:
+    """What the command line sets on every record of a file: a partition, a timestamp,
+    headers added after each record's own."""
+
+    partition: int | None = None
+    timestamp: int | None = None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+
+    def apply(self, columns: Columns) -> Columns:
+        keys, values, headers, partitions, timestamps = columns
+        n = len(keys)
+        if self.partition is not None:
+            partitions = [self.partition] * n
+        if self.timestamp is not None:
+            timestamps = [self.timestamp] * n
+        if self.headers:
+            extra = self.headers
+            headers = [h + extra for h in headers]
+        return keys, values, headers, partitions, timestamps
+
+
+@dataclass(slots=True)
+class ProducedRun:
+    """The outcomes of consecutive records, the first one's index `start`: where each
+    landed, `(partition, offset, timestamp)`, or Kafka's refusal (an AdminError). Iterated:
+    a `Produced` each."""
+
+    topic: str
+    start: int
+    outcomes: list[Landed | AdminError]
+
+    def __len__(self) -> int:
+        return len(self.outcomes)
+
+    def __iter__(self) -> Iterator[Produced]:
+        topic = self.topic
+        for index, outcome in enumerate(self.outcomes, self.start):
+            yield _produced(index, topic, outcome)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for o in self.outcomes if type(o) is not tuple)
+
+    def json_lines(self) -> list[str]:
+        """Each outcome's `Produced.to_json()` as a line of JSON, written directly for the
+        landed ones (a file of a million)."""
+        topic = _quote(self.topic)
+        return [
+            f'{{"topic":{topic},"partition":{o[0]},"offset":{o[1]},'
+            f'"timestamp":{"null" if o[2] is None else o[2]},"error":null,"message":null}}\n'
+            if type(o) is tuple
+            else json.dumps(_produced(i, self.topic, o).to_json()) + "\n"
+            for i, o in enumerate(self.outcomes, self.start)
+        ]
+
+
+def _produced(index: int, topic: str, outcome: Landed | AdminError) -> Produced:
+    if isinstance(outcome, AdminError):
+        return Produced(index, topic, None, None, None, outcome.name, outcome.message)
+    partition, offset, timestamp = outcome
+    return Produced(index, topic, partition, offset, timestamp)
+
+
 async def produce(
     admin: AdminPort,
     topic: str,
@@ -541,8 +627,8 @@ async def produce(
 ) -> AsyncIterator[Produced]:
     """Send `records` in order, yielding each one's outcome in order. The topic and each
     record's partition are checked first: nothing is sent when one is wrong."""
-    async for outcomes in produce_runs(admin, topic, records, acks=acks, compression=compression):
-        for outcome in outcomes:
+    async for run in produce_runs(admin, topic, records, acks=acks, compression=compression):
+        for outcome in run:
             yield outcome
 
 
@@ -553,23 +639,54 @@ async def produce_runs(
     *,
     acks: Acks = "all",
     compression: str | None = None,
-) -> AsyncIterator[list[Produced]]:
-    """`produce`, its outcomes in lists of those known at once (a file of a million)."""
-    count = await topic_partition_count(admin, topic)
-    asked = list(dict.fromkeys(r.partition for r in records if r.partition is not None))
-    if asked:  # each one the file names, in the order it names them
-        check_partitions(topic, count, asked)
-    keyed = _keyed_partitions(records, count)
+) -> AsyncIterator[ProducedRun]:
+    """`produce`, its outcomes in runs of those known at once (a file of a million)."""
+    chunks = [columns_of(records)]
+    async for run in produce_chunks(admin, topic, chunks, acks=acks, compression=compression):
+        yield run
+
+
+async def produce_chunks(
+    admin: AdminPort,
+    topic: str,
+    chunks: Iterable[Columns],
+    *,
+    acks: Acks = "all",
+    compression: str | None = None,
+    overrides: Overrides | None = None,
+) -> AsyncIterator[ProducedRun]:
+    """Records given as chunks of columns (e.g. a file's, read by forked processes), packed
+    into record batches as each chunk comes and sent once the last one came: nothing is
+    sent when a chunk fails (a bad line: the iterator's error), the topic is unknown or a
+    record names a partition the topic lacks (refused after every chunk came, as when
+    the whole file is read first)."""
+    try:
+        count = await topic_partition_count(admin, topic)
+    except AdminError:
+        for _ in chunks:  # a bad line in the file is said first
+            pass
+        raise
     with _bulk_allocations():
         async with RecordWriter(admin.settings, topic, acks=acks, compression=compression) as w:
+            packing = w.packing(count)
+            wrong: AdminError | None = None
+            for columns in chunks:
+                if overrides is not None:
+                    columns = overrides.apply(columns)
+                if wrong is None:
+                    # each partition the file names, in the order it names them
+                    asked = list(dict.fromkeys(p for p in columns[3] if p is not None))
+                    try:
+                        check_partitions(topic, count, asked)
+                    except AdminError as exc:
+                        wrong = exc
+                if wrong is None:
+                    packing.add(*columns, _keyed_partitions(columns, count))
+            if wrong is not None:
+                raise wrong
             index = 0
-            async for outcomes in w.send_all(records, count, keyed):
-                yield [
-                    Produced(i, topic, o.partition, o.offset, o.timestamp)
-                    if type(o) is Sent
-                    else _produced(i, topic, o)
-                    for i, o in enumerate(outcomes, index)
-                ]
+            async for outcomes in w.send(packing):
+                yield ProducedRun(topic, index, outcomes)
                 index += len(outcomes)
 
 
@@ -598,23 +715,28 @@ def _bulk_allocations() -> Iterator[None]:
 
 # From this many keyed records, Kafka's murmur2 runs over all keys at once (numpy, in
 # planning/key_stats.py; ~0.25 s to import) rather than per record in aiokafka's pure Python
-# (~5 us a key).
+# (~5 us a key); from any number once `warm_key_hashing` started importing it.
 _HASH_ALL_AT_ONCE_FROM = 50_000
+_HASH_ALL_AT_ONCE_FROM_WARM = 1_000
+_warmed = False
 
 
 def warm_key_hashing() -> None:
     """Import what `_keyed_partitions` uses (~0.25 s), e.g. in a thread while a large file's
     lines are read in other processes (services/record_file.py)."""
+    global _warmed
+    _warmed = True  # an import under way in this thread is waited for, not repeated
     with contextlib.suppress(ImportError):
         import pyarrow  # noqa: F401
 
         from ..planning import key_stats  # noqa: F401
 
 
-def _keyed_partitions(records: Sequence[OutgoingRecord], count: int) -> list[int] | None:
+def _keyed_partitions(columns: Columns, count: int) -> list[int] | None:
     """The partitions of the records with a key and no partition, in order (None: few)."""
-    keys = [r.key for r in records if r.partition is None and r.key is not None]
-    if len(keys) < _HASH_ALL_AT_ONCE_FROM:
+    keys_column, _, _, partitions, _ = columns
+    keys = [k for k, p in zip(keys_column, partitions, strict=True) if p is None and k is not None]
+    if len(keys) < (_HASH_ALL_AT_ONCE_FROM_WARM if _warmed else _HASH_ALL_AT_ONCE_FROM):
         return None
     try:
         import pyarrow as pa
@@ -623,11 +745,5 @@ def _keyed_partitions(records: Sequence[OutgoingRecord], count: int) -> list[int
     except ImportError:  # installed without the spark extra (numpy, pyarrow): one key at a time
         return None
 
-    partitions: list[int] = partition_for(pa.array(keys, pa.binary()), count).tolist()
-    return partitions
-
-
-def _produced(index: int, topic: str, outcome: Sent | AdminError) -> Produced:
-    if isinstance(outcome, AdminError):
-        return Produced(index, topic, None, None, None, outcome.name, outcome.message)
-    return Produced(index, topic, outcome.partition, outcome.offset, outcome.timestamp)
+    keyed: list[int] = partition_for(pa.array(keys, pa.binary()), count).tolist()
+    return keyed

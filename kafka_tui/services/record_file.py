@@ -13,20 +13,24 @@ with a fork), as are small files and stdin.
 
 from __future__ import annotations
 
-import io
 import multiprocessing
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+import orjson
 
 from ..admin.records import OutgoingRecord
 from .messages import (
     BadLine,
+    Columns,
     _bulk_allocations,
     _file_records,
+    _from_object,
+    columns_of,
     records_from_file,
     warm_key_hashing,
 )
@@ -58,37 +62,78 @@ def read_record_file(
     value_subject: str | None = None,
     processes: int | None = None,
 ) -> list[OutgoingRecord]:
-    """Every record of the file at `path` (`messages.records_from_file`'s records and
-    refusals), read by `processes` (default: one per core) forked processes when it is large
-    and no schema registry is involved. OSError when it cannot be opened."""
+    """Every record of the file at `path` (`record_chunks`'s, as records)."""
+    records: list[OutgoingRecord] = []
+    for columns in record_chunks(
+        path,
+        keep_partitions=keep_partitions,
+        keep_timestamps=keep_timestamps,
+        schemas=schemas,
+        topic=topic,
+        key_subject=key_subject,
+        value_subject=value_subject,
+        processes=processes,
+    ):
+        records += map(OutgoingRecord, *columns)
+    return records
+
+
+def record_chunks(
+    path: Path,
+    *,
+    keep_partitions: bool = True,
+    keep_timestamps: bool = True,
+    schemas: Any = None,
+    topic: str = "",
+    key_subject: str | None = None,
+    value_subject: str | None = None,
+    processes: int | None = None,
+) -> Iterator[Columns]:
+    """The records of the file at `path` (`messages.records_from_file`'s records and
+    refusals) as columns, in chunks in the file's order, read by `processes` (default: one
+    per core) forked processes when it is large and no schema registry is involved; a bad
+    line raises BadLine when its chunk is reached (the chunks before it already given).
+    OSError when it cannot be opened."""
     size = path.stat().st_size
     processes = processes or os.cpu_count() or 1
-    subjects = (key_subject or f"{topic}-key", value_subject or f"{topic}-value")
     if schemas is not None or processes < 2 or size < _FORK_FROM_BYTES:
-        with path.open(encoding="utf-8", errors="surrogateescape") as handle:
-            return list(
-                records_from_file(
-                    path,
-                    handle,
-                    keep_partitions=keep_partitions,
-                    keep_timestamps=keep_timestamps,
-                    schemas=schemas,
-                    topic=topic,
-                    key_subject=key_subject,
-                    value_subject=value_subject,
-                )
-            )
+        handle = path.open(encoding="utf-8", errors="surrogateescape")
+        return _one_chunk(
+            handle,
+            records_from_file(
+                path,
+                handle,
+                keep_partitions=keep_partitions,
+                keep_timestamps=keep_timestamps,
+                schemas=schemas,
+                topic=topic,
+                key_subject=key_subject,
+                value_subject=value_subject,
+            ),
+        )
+    subjects = (key_subject or f"{topic}-key", value_subject or f"{topic}-value")
+    return _forked(_Job(path, keep_partitions, keep_timestamps, subjects), size, processes)
+
+
+def _one_chunk(handle: IO[str], records: Iterable[OutgoingRecord]) -> Iterator[Columns]:
+    with handle:
+        yield columns_of(records)
+
+
+def _forked(job: _Job, size: int, processes: int) -> Iterator[Columns]:
+    """The readers start now (a caller's own work, e.g. connecting, overlaps them)."""
     global _job
-    _job = _Job(path, keep_partitions, keep_timestamps, subjects)
+    _job = job
     try:
-        with multiprocessing.get_context("fork").Pool(processes) as pool:
-            # forked: this process's idle time while they read goes to the imports the
-            # keyed records' partitions will need (a thread started before a fork could hold
-            # the import lock in the child)
-            threading.Thread(target=warm_key_hashing, daemon=True).start()
-            return _gathered(path, pool.imap(_read_piece, _pieces(path, size)))
+        pool = multiprocessing.get_context("fork").Pool(processes)
     finally:
-        _job = None
+        _job = None  # the readers have their copy
+    read = pool.imap(_read_piece, _pieces(job.path, size))
+    # forked: this process's idle time while they read goes to the imports the keyed
+    # records' partitions will need (a thread started before a fork could hold the import
+    # lock in the child)
+    threading.Thread(target=warm_key_hashing, daemon=True).start()
+    return _gathered(job.path, read, pool)
 
 
 def _pieces(path: Path, size: int) -> list[tuple[int, int]]:
@@ -105,56 +150,81 @@ def _pieces(path: Path, size: int) -> list[tuple[int, int]]:
     return ends
 
 
-Columns = tuple[list[Any], list[Any], list[Any], list[Any], list[Any]]
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    """A piece's first bad line: its number in the piece, and why."""
+
+    number: int
+    reason: str
 
 
-def _gathered(path: Path, pieces: Iterable[tuple[int, Columns | tuple[int, str]]]) -> list[Any]:
+def _gathered(
+    path: Path, pieces: Iterable[tuple[int, Columns | _Refusal]], pool: Any
+) -> Iterator[Columns]:
     """The pieces' records in the file's order; the first bad line (in the file's order)
-    refused with its number in the whole file."""
-    records: list[Any] = []
-    lines_before = 0
-    for lines, read in pieces:
-        if len(read) == 2:  # (line in the piece, why)
-            number, reason = read
-            raise BadLine(path, lines_before + number, reason)
-        with _bulk_allocations():
-            records.extend(map(OutgoingRecord, *read))
-        lines_before += lines
-    return records
+    refused with its number in the whole file. The pool ends with the last piece, or when
+    the caller stops early."""
+    with pool:
+        lines_before = 0
+        for lines, read in pieces:
+            if isinstance(read, _Refusal):
+                raise BadLine(path, lines_before + read.number, read.reason)
+            yield read
+            lines_before += lines
 
 
-def _read_piece(span: tuple[int, int]) -> tuple[int, Columns | tuple[int, str]]:
+# A run of 19 digits may be an integer beyond 64 bits (codecs.read_json)
+_DIGITS = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+_LONG_NUMBER = b"0" * 19
+
+
+def _read_piece(span: tuple[int, int]) -> tuple[int, Columns | _Refusal]:
     """In a forked process: the piece's line count and its records as columns, or the
-    first bad line's number in the piece and why."""
+    first bad line's number in the piece and why.
+
+    Each line's bytes go to orjson as they are: what `records_from_file` does after decoding
+    the text and encoding it again (a line that is not UTF-8, not a record object, or
+    refused in any way is read again by `records_from_file` itself, which says why)."""
     job = _job
     assert job is not None
     start, end = span
     with job.path.open("rb") as f:
         f.seek(start)
         data = f.read(end - start)
-    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape")
-    lines = text.readlines()
+    # the lines of a text file's universal newlines (\n, \r\n, \r), as a text handle reads
+    lines = data.splitlines(keepends=True)
     keys: list[Any] = []
     values: list[Any] = []
     headers: list[Any] = []
     partitions: list[Any] = []
     timestamps: list[Any] = []
-    try:
-        with _bulk_allocations():
-            for r in _file_records(
-                job.path,
-                lines,
-                job.keep_partitions,
-                job.keep_timestamps,
-                None,
-                None,
-                job.subjects,
-            ):
+    keep_p, keep_t, subjects = job.keep_partitions, job.keep_timestamps, job.subjects
+    loads = orjson.loads
+    with _bulk_allocations():
+        for number, line in enumerate(lines, 1):
+            try:
+                if _LONG_NUMBER in line.translate(_DIGITS):
+                    raise ValueError("a long number: Python's json reads it")
+                obj = loads(line)
+                if type(obj) is not dict:
+                    raise ValueError("not a record object")
+                records = [_from_object(obj, keep_p, keep_t, None, None, subjects, True)]
+            except Exception:  # read again as one process reads it, to say why
+                text = line.decode("utf-8", "surrogateescape")
+                if text.endswith("\r\n"):
+                    text = text[:-2] + "\n"
+                elif text.endswith("\r"):
+                    text = text[:-1] + "\n"
+                try:
+                    records = list(
+                        _file_records(job.path, [text], keep_p, keep_t, None, None, subjects)
+                    )
+                except BadLine as bad:
+                    return len(lines), _Refusal(number, bad.reason)
+            for r in records:
                 keys.append(r.key)
                 values.append(r.value)
                 headers.append(r.headers)
                 partitions.append(r.partition)
                 timestamps.append(r.timestamp)
-    except BadLine as bad:
-        return len(lines), (bad.number, bad.reason)
     return len(lines), (keys, values, headers, partitions, timestamps)
