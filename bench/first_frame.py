@@ -13,7 +13,7 @@ or from a folder REF holding a kafka_tui tree (put first on PYTHONPATH), in the 
 change's before and after side by side. Prints min and median, the ratios, and the load
 average. Asserts nothing.
 
-Usage: python bench/first_frame.py [--rounds 10] [--keep] [--against REF ...]
+Usage: python bench/first_frame.py [--rounds 10] [--keep] [--dir DIR] [--against REF ...]
 Needs tmux (apt-get install tmux).
 """
 
@@ -88,6 +88,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--keep", action="store_true", help="leave the cluster running")
     parser.add_argument(
+        "--dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "kafka-tui-bench-first-frame",
+        help="the cluster's folder (a cluster already up there is reused)",
+    )
+    parser.add_argument(
         "--against",
         metavar="REF",
         action="append",
@@ -106,7 +112,7 @@ def main() -> None:
         seed_demo_topics,
     )
 
-    folder = Path(tempfile.gettempdir()) / "kafka-tui-bench-first-frame"
+    folder = args.dir
     cluster = DevCluster(folder)
     state = cluster.up("kraft", brokers=3)
     bootstrap = cluster.bootstrap_servers(state)

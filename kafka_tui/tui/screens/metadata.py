@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
 from operator import contains, le
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -17,20 +17,21 @@ from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ...admin import AdminError, ClusterInfo, TopicDescription
 from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
-from ...services.placeholder_view import (
-    NO_PLACEHOLDERS,
-    PlaceholderState,
-    read_placeholder_state,
-)
 from ...services.ports import AdminPort
-from ...services.snapshot import min_insync_replicas
+from ..widgets.footer import KeysFooter
 from ..widgets.topic_table import ShownRows, TopicRow, TopicRows, TopicTable
 from .base import KafkaScreen, placeholder_store, refresh_interval
+
+if TYPE_CHECKING:
+    from ...services.placeholder_view import PlaceholderState
+
+# The placeholders' view (filling, the placer, throttles) and the min-ISR read load when
+# first needed, after the first frame (issue 52.1: ~20 ms of imports before it).
 
 TOGGLES = {
     "under_replicated": "u under-replicated",
@@ -249,6 +250,9 @@ def cluster_line(info: ClusterInfo, profile: Profile) -> Text:
 class MetadataScreen(KafkaScreen):
     profile: Profile
     CHANGE_ACTIONS = frozenset({"create", "increase", "delete"})
+    # The table has the focus from the start: Textual's default ("*") focused the filter box
+    # first and on_mount moved it, each move restyling both and refreshing the footer's keys.
+    AUTO_FOCUS = "#topics"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "P",
@@ -363,7 +367,7 @@ class MetadataScreen(KafkaScreen):
         self._health = ""
         self.cluster: ClusterInfo | None = None
         self.min_isr: dict[str, int] = {}
-        self.placeholders = NO_PLACEHOLDERS
+        self.placeholders: PlaceholderState | None = None  # read after the first frame
         self.loaded = asyncio.Event()
 
     def compose(self) -> ComposeResult:
@@ -374,7 +378,7 @@ class MetadataScreen(KafkaScreen):
         yield Static("", id="toggles", markup=False)
         yield TopicTable(id="topics")
         yield Static("", id="status", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#banner").display = False
@@ -422,6 +426,8 @@ class MetadataScreen(KafkaScreen):
         )
         min_isr = self.min_isr
         if self.filters.needs_min_isr:
+            from ...services.snapshot import min_insync_replicas
+
             min_isr = await min_insync_replicas(self.admin, [t.name for t in topics])
         # Off the UI thread, as the rows' count below: at 2,000,000 partitions (200,000
         # topics) the view takes ~0.1 s and counting every row ~1.2 s, which keys and
@@ -443,6 +449,8 @@ class MetadataScreen(KafkaScreen):
         self._update_status()
         # The rows are drawn while the marks are read (placeholders, moves): they count
         # every partition again, and a first frame of a large cluster need not wait.
+        from ...services.placeholder_view import NO_PLACEHOLDERS, read_placeholder_state
+
         store = placeholder_store(self, self.profile)
         # What it finds first, without its pass over every topic on the UI thread (~80 ms at
         # 200,000): no placeholder topic, no placeholders.

@@ -7,10 +7,11 @@ from typing import cast
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Label, OptionList
+from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
 from ...config import Profile
+from ..widgets.footer import KeysFooter
 from .base import KafkaHost
 
 
@@ -35,7 +36,7 @@ class ProfilePicker(Screen[None]):
                 ),
                 id="profiles",
             )
-        yield Footer()
+        yield KeysFooter()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         profile = next(p for p in self.profiles if p.name == event.option.id)
