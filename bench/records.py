@@ -123,6 +123,9 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=300_000)
     parser.add_argument("--bootstrap", metavar="HOST:PORT")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument(
+        "--produce-only", action="store_true", help="only the produce figures (no fill, no reads)"
+    )
     args = parser.parse_args()
     n = args.records
     cluster = None
@@ -134,22 +137,31 @@ def main() -> None:
         cluster.up("kraft", brokers=1)
         bootstrap = cluster.bootstrap_servers()
     try:
-        run(bootstrap, n, args.repeat)
+        run(bootstrap, n, args.repeat, args.produce_only)
     finally:
         if cluster is not None:
             cluster.down()
 
 
-def run(bootstrap: str, n: int, repeat: int) -> None:
+def run(bootstrap: str, n: int, repeat: int, produce_only: bool = False) -> None:
     topic = f"bench-records-{uuid.uuid4().hex[:8]}"
+    py = sys.executable
+    ours = [py, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap, "--output", "jsonl"]
+    jars = ensure_kafka(KRAFT_VERSION).classpath
+    java = [java_bin(), "-Xmx512m", "-cp", jars, "-Dlog4j2.level=WARN"]
+    if not produce_only:
+        reading(bootstrap, topic, n, repeat, ours, java)
+    producing(bootstrap, topic, n, repeat, ours, java)
+
+
+def reading(
+    bootstrap: str, topic: str, n: int, repeat: int, ours: list[str], java: list[str]
+) -> None:
     started = time.perf_counter()
     asyncio.run(fill(bootstrap, topic, n))
     filled = time.perf_counter() - started
     print(f"{n:,} records of ~200 B in {PARTITIONS} partitions: filled in {filled:.1f} s")
     py = sys.executable
-    ours = [py, "-m", "kafka_tui.cli", "--bootstrap-server", bootstrap, "--output", "jsonl"]
-    jars = ensure_kafka(KRAFT_VERSION).classpath
-    java = [java_bin(), "-Xmx512m", "-cp", jars, "-Dlog4j2.level=WARN"]
     read = [*ours, "messages", "read", topic]
     reads = {
         "kafka-tui messages read (jsonl, auto: JSON values)": read,
@@ -177,6 +189,10 @@ def run(bootstrap: str, n: int, repeat: int) -> None:
     show(figures, n, "bare aiokafka loop (values)", "bare")
     print(f"  ({load()} after)")
 
+
+def producing(
+    bootstrap: str, topic: str, n: int, repeat: int, ours: list[str], java: list[str]
+) -> None:
     with tempfile.TemporaryDirectory() as folder:
         objects, values = Path(folder) / "records.jsonl", Path(folder) / "values.txt"
         with objects.open("w") as o, values.open("wb") as v:
