@@ -463,7 +463,7 @@ def _file_records(
             obj, exact = read_json(line)
             if not isinstance(obj, dict):
                 raise UsageError('expected a record object ({"value": ...})')
-            record = _from_object(obj, keep_partitions, keep_timestamps, ks, vs, subjects, exact)
+            row = _from_object(obj, keep_partitions, keep_timestamps, ks, vs, subjects, exact)
         except (UsageError, EncodeError, TypeError) as exc:
             raise BadLine(path, number, str(exc)) from None
         except UnicodeError:  # a byte that is not UTF-8 (read with surrogateescape)
@@ -472,7 +472,7 @@ def _file_records(
             if not line.strip():
                 continue
             raise BadLine(path, number, f"not JSON: {exc}") from None
-        yield record
+        yield OutgoingRecord(*row)
 
 
 class BadLine(UsageError):
@@ -484,6 +484,12 @@ class BadLine(UsageError):
         self.number = number
         self.reason = reason
 
+
+# An OutgoingRecord's fields in order (key, value, headers, partition, timestamp): a file's
+# forked readers hand back columns of them, without a record object each.
+Row = tuple[
+    bytes | None, bytes | None, tuple[tuple[str, bytes | None], ...], int | None, int | None
+]
 
 _KNOWN_FORMATS = frozenset(FORMATS)
 _AS_JSON = frozenset(("auto", "json"))
@@ -497,8 +503,9 @@ def _from_object(
     value_schemas: SchemaCodec | None,
     subjects: tuple[str, str],
     exact: bool = False,
-) -> OutgoingRecord:
-    """`exact`: `obj` was read by orjson (codecs.read_json), its JSON values written by it."""
+) -> Row:
+    """The record of `obj` as a `Row`. `exact`: `obj` was read by orjson
+    (codecs.read_json), its JSON values written by it."""
     get = obj.get
     kf = get("key_format") or "auto"
     vf = get("value_format") or "auto"
@@ -528,7 +535,7 @@ def _from_object(
         # the record's schema id is its value's (see `document`)
         schema_id = get("schema_id") if vf in SCHEMA_FORMATS else None
         v = encode(value, vf, value_schemas, subjects[1], schema_id=schema_id)
-    return OutgoingRecord(k, v, tuple(headers) if headers else (), partition, timestamp)
+    return k, v, tuple(headers) if headers else (), partition, timestamp
 
 
 # A file's records as columns (keys, values, headers, partitions, timestamps): what forked
@@ -727,6 +734,7 @@ def warm_key_hashing() -> None:
     global _warmed
     _warmed = True  # an import under way in this thread is waited for, not repeated
     with contextlib.suppress(ImportError):
+        import numpy  # noqa: F401
         import pyarrow  # noqa: F401
 
         from ..planning import key_stats  # noqa: F401
@@ -739,11 +747,20 @@ def _keyed_partitions(columns: Columns, count: int) -> list[int] | None:
     if len(keys) < (_HASH_ALL_AT_ONCE_FROM_WARM if _warmed else _HASH_ALL_AT_ONCE_FROM):
         return None
     try:
+        import numpy as np
         import pyarrow as pa
 
         from ..planning.key_stats import partition_for
     except ImportError:  # installed without the spark extra (numpy, pyarrow): one key at a time
         return None
-
-    keyed: list[int] = partition_for(pa.array(keys, pa.binary()), count).tolist()
+    data = b"".join(keys)
+    if len(data) >= 2**31:  # beyond a binary array's offsets
+        return None
+    offsets = np.zeros(len(keys) + 1, np.int32)
+    np.cumsum(np.fromiter(map(len, keys), np.int32, len(keys)), out=offsets[1:])
+    # from its buffers: pa.array(keys) imports pandas (~0.3 s) to look at them first
+    array = pa.Array.from_buffers(
+        pa.binary(), len(keys), [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+    keyed: list[int] = partition_for(array, count).tolist()
     return keyed

@@ -27,6 +27,7 @@ from ..admin.records import OutgoingRecord
 from .messages import (
     BadLine,
     Columns,
+    Row,
     _bulk_allocations,
     _file_records,
     _from_object,
@@ -193,22 +194,20 @@ def _read_piece(span: tuple[int, int]) -> tuple[int, Columns | _Refusal]:
         data = f.read(end - start)
     # the lines of a text file's universal newlines (\n, \r\n, \r), as a text handle reads
     lines = data.splitlines(keepends=True)
-    keys: list[Any] = []
-    values: list[Any] = []
-    headers: list[Any] = []
-    partitions: list[Any] = []
-    timestamps: list[Any] = []
+    # a piece without a run of 19 digits (the usual) needs no look at each line for one
+    long_numbers = _LONG_NUMBER in data.translate(_DIGITS)
+    rows: list[Row] = []
     keep_p, keep_t, subjects = job.keep_partitions, job.keep_timestamps, job.subjects
     loads = orjson.loads
     with _bulk_allocations():
         for number, line in enumerate(lines, 1):
             try:
-                if _LONG_NUMBER in line.translate(_DIGITS):
+                if long_numbers and _LONG_NUMBER in line.translate(_DIGITS):
                     raise ValueError("a long number: Python's json reads it")
                 obj = loads(line)
                 if type(obj) is not dict:
                     raise ValueError("not a record object")
-                records = [_from_object(obj, keep_p, keep_t, None, None, subjects, True)]
+                rows.append(_from_object(obj, keep_p, keep_t, None, None, subjects, True))
             except Exception:  # read again as one process reads it, to say why
                 text = line.decode("utf-8", "surrogateescape")
                 if text.endswith("\r\n"):
@@ -216,15 +215,15 @@ def _read_piece(span: tuple[int, int]) -> tuple[int, Columns | _Refusal]:
                 elif text.endswith("\r"):
                     text = text[:-1] + "\n"
                 try:
-                    records = list(
-                        _file_records(job.path, [text], keep_p, keep_t, None, None, subjects)
+                    rows += (
+                        (r.key, r.value, r.headers, r.partition, r.timestamp)
+                        for r in _file_records(
+                            job.path, [text], keep_p, keep_t, None, None, subjects
+                        )
                     )
                 except BadLine as bad:
                     return len(lines), _Refusal(number, bad.reason)
-            for r in records:
-                keys.append(r.key)
-                values.append(r.value)
-                headers.append(r.headers)
-                partitions.append(r.partition)
-                timestamps.append(r.timestamp)
+    if not rows:
+        return len(lines), ([], [], [], [], [])
+    keys, values, headers, partitions, timestamps = map(list, zip(*rows, strict=True))
     return len(lines), (keys, values, headers, partitions, timestamps)
