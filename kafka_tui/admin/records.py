@@ -721,19 +721,16 @@ class Packing:
             batch = get(p) or self._opened(p)
             hs = list(hs) if hs else _NO_HEADERS  # a list, which the builder only reads
             added = batch.records.append(len(batch.timestamps), ts, key, value, hs)
-            if added is None and batch.timestamps:  # full: the next one
+            if added is None:  # full: the next one (a batch's first record always fits)
                 self.batches.append(self._open.pop(p))
                 if given is None and key is None:
                     self._sticky = p = (p + 1) % count
                 batch = get(p) or self._opened(p)
                 added = batch.records.append(len(batch.timestamps), ts, key, value, hs)
-                if added is None and batch.timestamps:  # the next sticky one is full too
+                if added is None:  # the next sticky partition's is full too
                     self.batches.append(self._open.pop(p))
                     batch = self._opened(p)
                     added = batch.records.append(0, ts, key, value, hs)
-            if added is None:
-                order.append(self._too_large())
-                continue
             if not batch.timestamps:
                 batch.first = len(order)
                 self._front.append(batch)
@@ -744,23 +741,9 @@ class Packing:
         batch = self._open[partition] = _Batch(self.topic, partition, self._create())
         return batch
 
-    def _too_large(self) -> _Batch:
-        refused = _Batch(self.topic, -1, None)
-        refused.first = len(self._order)
-        refused.refuse(
-            ValidationError(
-                "MESSAGE_TOO_LARGE",
-                f"Topic '{self.topic}': a record is larger than a whole batch may be "
-                f"({_MAX_BATCH_BYTES:,} bytes).",
-                self.topic,
-            )
-        )
-        self._front.append(refused)
-        return refused
-
     def close(self) -> None:
         """No more records: the open batches go after the full ones."""
-        self.batches += [b for b in self._open.values() if b.timestamps]
+        self.batches += self._open.values()
         self._open.clear()
 
     def all_landed(self) -> bool:
@@ -810,7 +793,7 @@ class _Batch:
         self.topic = topic
         self.partition = partition
         self.builder = builder
-        self.records: Any = None if builder is None else builder._builder  # see Packing
+        self.records = builder._builder  # see Packing
         self.timestamps: list[int] = []
         self.first = 0  # the index of its first record
         self.sent: Any = None  # the future of its delivery

@@ -493,6 +493,7 @@ Row = tuple[
 
 _KNOWN_FORMATS = frozenset(FORMATS)
 _AS_JSON = frozenset(("auto", "json"))
+_AS_TEXT = frozenset(("auto", "string"))
 
 
 def _from_object(
@@ -525,7 +526,9 @@ def _from_object(
     key, value = get("key"), get("value")
     k: bytes | None
     v: bytes | None
-    if exact and kf in _AS_JSON and key is not None and (kf == "json" or type(key) is not str):
+    if type(key) is str and kf in _AS_TEXT:  # encode's own first step, without its call
+        k = key.encode()
+    elif exact and kf in _AS_JSON and key is not None and (kf == "json" or type(key) is not str):
         k = write_json(key)
     else:
         k = encode(key, kf, key_schemas, subjects[0])
