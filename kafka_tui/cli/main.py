@@ -116,7 +116,17 @@ async def _run_admin(args: argparse.Namespace, profile: Profile) -> int:
 def _run_tui(args: argparse.Namespace, settings: Settings, profile: Profile | None = None) -> int:
     """Open the app: on --bootstrap-server / --profile, on the only or default profile, or
     with the profile picker when several exist."""
+    import gc
+
+    # As for the command's modules (main): no collection while Textual and the app load,
+    # then their objects are frozen out of later collections: the topics screen's first
+    # read collects what is not frozen (metadata.py's _CollectionPause), which was all of
+    # them, before the first frame (issue 52.1).
+    gc.disable()
     from ..tui.app import make_app  # Textual loads only for the TUI, not for scripts.
+
+    gc.freeze()
+    gc.enable()
 
     if profile is None and (
         args.bootstrap_server
