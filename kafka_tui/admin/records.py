@@ -662,7 +662,7 @@ class RecordWriter:
 
 # Where a record landed: (partition, offset, timestamp); offset -1 with acks=0. A tuple made in
 # C for each record of a landed batch, not an object per record (~0.6 us each, issue 50).
-Landed = tuple[int, int, int | None]
+Landed = tuple[int, int, int]
 Outcome = Landed | AdminError
 
 

@@ -17,7 +17,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict, cast
 
 from ..admin import AdminError
 from ..admin.records import (
@@ -589,11 +589,15 @@ class Overrides:
 class ProducedRun:
     """The outcomes of consecutive records, the first one's index `start`: where each
     landed, `(partition, offset, timestamp)`, or Kafka's refusal (an AdminError). Iterated:
-    a `Produced` each."""
+    a `Produced` each. `failed`: how many were refused."""
 
     topic: str
     start: int
     outcomes: list[Landed | AdminError]
+    failed: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.failed = sum(1 for o in self.outcomes if type(o) is not tuple)
 
     def __len__(self) -> int:
         return len(self.outcomes)
@@ -603,21 +607,34 @@ class ProducedRun:
         for index, outcome in enumerate(self.outcomes, self.start):
             yield _produced(index, topic, outcome)
 
-    @property
-    def failed(self) -> int:
-        return sum(1 for o in self.outcomes if type(o) is not tuple)
-
     def json_lines(self) -> list[str]:
         """Each outcome's `Produced.to_json()` as a line of JSON, written directly for the
         landed ones (a file of a million)."""
-        topic = _quote(self.topic)
+        heads = _LineHeads(_quote(self.topic))
+        if not self.failed:
+            landed = cast(list[Landed], self.outcomes)
+            return [
+                f'{heads[p]}{o},"timestamp":{t},"error":null,"message":null}}\n'
+                for p, o, t in landed
+            ]
         return [
-            f'{{"topic":{topic},"partition":{o[0]},"offset":{o[1]},'
-            f'"timestamp":{"null" if o[2] is None else o[2]},"error":null,"message":null}}\n'
+            f'{heads[o[0]]}{o[1]},"timestamp":{o[2]},"error":null,"message":null}}\n'
             if type(o) is tuple
             else json.dumps(_produced(i, self.topic, o).to_json()) + "\n"
             for i, o in enumerate(self.outcomes, self.start)
         ]
+
+
+class _LineHeads(dict[int, str]):
+    """A partition's result lines begin alike: written once per partition, not per line."""
+
+    def __init__(self, topic_json: str) -> None:
+        super().__init__()
+        self.topic_json = topic_json
+
+    def __missing__(self, partition: int) -> str:
+        head = self[partition] = f'{{"topic":{self.topic_json},"partition":{partition},"offset":'
+        return head
 
 
 def _produced(index: int, topic: str, outcome: Landed | AdminError) -> Produced:
