@@ -25,6 +25,9 @@ Prints, for 3 cluster sizes each:
 
 Usage: python bench/big_cluster.py [--sizes 30000,40000,50000]
            [--tui-sizes 10000,100000,1000000] [--skip-cli] [--skip-tui] [--keep]
+           [--against DIR]
+`--against DIR`: the TUI's figures of another tree first (`git archive HEAD | tar -x -C
+DIR`; it needs its own bench/big_cluster.py), then this tree's, and the ratios.
 `--sizes` are partition counts of the real cluster (10 per topic); a quick run:
 `--sizes 300,600,900 --tui-sizes 10000,20000,30000`. Nothing here asserts a time.
 """
@@ -353,61 +356,108 @@ def tui_child(partitions: int, rounds: int) -> None:
     )
 
 
-def tui_figures(sizes: list[int], rounds: int) -> None:
+def tui_child_run(script: Path, size: int, rounds: int) -> dict[str, Any]:
+    """One size's figures from `script`'s tree (this one, or --against's), in a process of its
+    own."""
+    proc = subprocess.run(
+        [sys.executable, str(script), "--tui-child", str(size), "--rounds", str(rounds)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=script.parent.parent,
+    )
+    if proc.returncode:
+        raise SystemExit(f"TUI at {size} partitions ({script}) failed:\n{proc.stderr[-3000:]}")
+    figures: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def tui_figures(sizes: list[int], rounds: int, against: Path | None = None) -> None:
+    """`against`: a folder holding another kafka_tui tree (`git archive REV | tar -x -C DIR`):
+    its figures first, then this tree's, size by size, and their ratios."""
     print(
         f"(b) TUI on the replay of {SOURCE} expanded (NOT a recording; see "
         "tests/data/record.py `expand`), in-process, 120x40:"
     )
     for size in sizes:
         expansion(size)
-        load_before = os.getloadavg()[0]
-        proc = subprocess.run(
-            [sys.executable, __file__, "--tui-child", str(size), "--rounds", str(rounds)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if proc.returncode:
-            raise SystemExit(f"TUI at {size} partitions failed:\n{proc.stderr[-3000:]}")
-        r = json.loads(proc.stdout.strip().splitlines()[-1])
-        print(f"  (load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after)")
+        trees = [("this tree", Path(__file__).resolve())]
+        if against is not None:
+            trees.insert(0, (f"--against {against}", against / "bench" / "big_cluster.py"))
+        found = []
+        for label, script in trees:
+            load_before = os.getloadavg()[0]
+            r = tui_child_run(script, size, rounds)
+            print(
+                f"  {label} (load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after)"
+            )
+            print_tui_figures(r)
+            found.append(r)
+        if len(found) == 2:
+            print_ratios(*found)
 
-        def ms(values: list[float]) -> str:
-            return f"{statistics.median(values) * 1000:.1f} ms (max {max(values) * 1000:.1f})"
 
-        print(
-            f"  {r['partitions']:>9,} partitions / {r['topics']:>7,} topics: "
-            f"first frame {r['frame'][0]:.2f} s (median {statistics.median(r['frame']):.2f} s, "
-            f"CPU {statistics.median(r['frame_cpu']):.2f} s); to idle "
-            f"{statistics.median(r['idle']):.2f} s (CPU {statistics.median(r['idle_cpu']):.2f} s)"
-        )
-        print(
-            f"      filter keystroke, own work: the first key {ms(r['own_first'])}, CPU "
-            f"{ms(r['own_first_cpu'])}; typing {ms(r['own'])}, CPU {ms(r['own_cpu'])}; "
-            f"backspace {ms(r['own_back'])}, CPU {ms(r['own_back_cpu'])}; through Pilot "
-            f"{ms(r['pilot'])}, CPU {ms(r['pilot_cpu'])}"
-        )
-        print(
-            f"      scroll a page, own work: {ms(r['scroll'])}, CPU {ms(r['scroll_cpu'])}; "
-            f"{WIDE:,}-partition topic's detail: opens in {statistics.median(r['detail']):.2f} s "
-            f"(CPU {statistics.median(r['detail_cpu']):.2f} s), scrolls a page in "
-            f"{ms(r['detail_scroll'])}, CPU {ms(r['detail_scroll_cpu'])}"
-        )
-        print(
-            f"      refresh: keys wait at most {ms(r['refresh_stall'])} while it runs; "
-            f"CPU {statistics.median(r['refresh_cpu']):.2f} s (wall "
-            f"{statistics.median(r['refresh']):.2f} s); RSS with the replay loaded "
-            f"{r['rss_replay_mb']:.0f} MB, peak while the TUI ran {r['rss_peak_mb']:.0f} MB; "
-            "automatic refresh every "
-            f"{refresh_interval(10.0, statistics.median(r['refresh_cpu'])):.0f} s"
-        )
-        tracked, frozen, freed = r["collection_objects"]
-        print(
-            f"      a full garbage collection: {r['full_collection'][0] * 1000:.0f} ms (CPU "
-            f"{r['full_collection_cpu'][0] * 1000:.0f} ms) over {tracked:,} objects, of which "
-            f"{frozen:,} frozen out of the collector's view after the refreshes; {freed:,} "
-            "found unreachable"
-        )
+def _median(r: dict[str, Any], key: str) -> float:
+    return statistics.median(r[key])
+
+
+def print_ratios(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """This tree's medians over --against's (under 1: this tree is faster or smaller)."""
+    cells = [
+        (label, _median(after, key) / _median(before, key))
+        for label, key in [
+            ("first frame", "frame"),
+            ("keystroke through Pilot, CPU", "pilot_cpu"),
+            ("typing, own CPU", "own_cpu"),
+            ("scroll, CPU", "scroll_cpu"),
+            ("keys' longest wait in a refresh", "refresh_stall"),
+            ("refresh CPU", "refresh_cpu"),
+            ("detail opens", "detail"),
+            ("detail scroll, CPU", "detail_scroll_cpu"),
+        ]
+        if before.get(key) and _median(before, key)
+    ]
+    cells.append(("peak RSS", after["rss_peak_mb"] / max(before["rss_peak_mb"], 1)))
+    print("      this tree / --against: " + "; ".join(f"{k} {v:.2f}x" for k, v in cells))
+
+
+def print_tui_figures(r: dict[str, Any]) -> None:
+    def ms(values: list[float]) -> str:
+        return f"{statistics.median(values) * 1000:.1f} ms (max {max(values) * 1000:.1f})"
+
+    print(
+        f"  {r['partitions']:>9,} partitions / {r['topics']:>7,} topics: "
+        f"first frame {r['frame'][0]:.2f} s (median {statistics.median(r['frame']):.2f} s, "
+        f"CPU {statistics.median(r['frame_cpu']):.2f} s); to idle "
+        f"{statistics.median(r['idle']):.2f} s (CPU {statistics.median(r['idle_cpu']):.2f} s)"
+    )
+    print(
+        f"      filter keystroke, own work: the first key {ms(r['own_first'])}, CPU "
+        f"{ms(r['own_first_cpu'])}; typing {ms(r['own'])}, CPU {ms(r['own_cpu'])}; "
+        f"backspace {ms(r['own_back'])}, CPU {ms(r['own_back_cpu'])}; through Pilot "
+        f"{ms(r['pilot'])}, CPU {ms(r['pilot_cpu'])}"
+    )
+    print(
+        f"      scroll a page, own work: {ms(r['scroll'])}, CPU {ms(r['scroll_cpu'])}; "
+        f"{WIDE:,}-partition topic's detail: opens in {statistics.median(r['detail']):.2f} s "
+        f"(CPU {statistics.median(r['detail_cpu']):.2f} s), scrolls a page in "
+        f"{ms(r['detail_scroll'])}, CPU {ms(r['detail_scroll_cpu'])}"
+    )
+    print(
+        f"      refresh: keys wait at most {ms(r['refresh_stall'])} while it runs; "
+        f"CPU {statistics.median(r['refresh_cpu']):.2f} s (wall "
+        f"{statistics.median(r['refresh']):.2f} s); RSS with the replay loaded "
+        f"{r['rss_replay_mb']:.0f} MB, peak while the TUI ran {r['rss_peak_mb']:.0f} MB; "
+        "automatic refresh every "
+        f"{refresh_interval(10.0, statistics.median(r['refresh_cpu'])):.0f} s"
+    )
+    tracked, frozen, freed = r["collection_objects"]
+    print(
+        f"      a full garbage collection: {r['full_collection'][0] * 1000:.0f} ms (CPU "
+        f"{r['full_collection_cpu'][0] * 1000:.0f} ms) over {tracked:,} objects, of which "
+        f"{frozen:,} frozen out of the collector's view after the refreshes; {freed:,} "
+        "found unreachable"
+    )
 
 
 # -- (a) the CLI on a real cluster -----------------------------------------------------------
@@ -728,13 +778,19 @@ def main() -> None:
         help="brokers of the real cluster: each holds ~19,800 partition replicas under this "
         "machine's open-file limit (5 brokers: 90,000 partitions, 3x 30,000)",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="a folder holding another kafka_tui tree (git archive REV | tar -x -C DIR): "
+        "the TUI's figures of both, size by size, and their ratios",
+    )
     parser.add_argument("--tui-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.tui_child:
         tui_child(args.tui_child, args.rounds)
         return
     if not args.skip_tui:
-        tui_figures([int(s) for s in args.tui_sizes.split(",")], args.rounds)
+        tui_figures([int(s) for s in args.tui_sizes.split(",")], args.rounds, args.against)
     if not args.skip_cli:
         cli_figures([int(s) for s in args.sizes.split(",")], args.rounds, args.keep, args.brokers)
 

@@ -9,6 +9,7 @@ changes the cluster belongs in tests/integration, against a real one.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 from collections import Counter
@@ -252,7 +253,11 @@ class ReplayAdmin:
         self, *, consistent_for: Sequence[str] | None = None
     ) -> list[TopicDescription]:
         self.reads["list_topics"] += 1
-        return sorted(self.recording.topics.values(), key=lambda t: t.name)
+        # Put in order off the event loop, as KafkaAdmin's read does (reading._descriptions).
+        from kafka_tui.admin.reading import in_name_order
+
+        topics = self.recording.topics.values()
+        return await asyncio.to_thread(lambda: in_name_order(list(topics)))
 
     def _topic(self, name: str) -> TopicDescription:
         try:

@@ -4,6 +4,8 @@ filters, though it is under-replicated while a broker is down (issue 28, point 9
 
 from __future__ import annotations
 
+import pytest
+
 from kafka_tui.admin.model import PartitionInfo, TopicDescription
 from kafka_tui.tui.screens.metadata import Filters, NameMatches
 from kafka_tui.tui.widgets.topic_table import TopicRow
@@ -96,6 +98,28 @@ def test_rows_are_counted_when_drawn_and_a_name_search_counts_none() -> None:
         TopicRow.of(t, {1, 2}, 2 if t.name == "b-2" else None, own=t.name == "c-1") for t in topics
     ]
     assert [r.name for r in shown] == ["b-1", "b-2"] and shown[:1] == [rows[2]]
+    # The next read shown, this one is let go of off the UI thread, a slice at a time:
+    # everything emptied, the topics handed over too.
+    names = NameMatches(rows, rows.names)
+    names("b")
+    names.release()
+    rows.release()
+    assert (len(rows), rows.names, rows.topics, topics, names._lowered) == (0, [], (), [], [])
+
+
+def test_topics_are_put_in_name_order_a_bucket_at_a_time_as_one_sort_puts_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """reading.in_name_order (a sample sort whose every C call is short: the screens read
+    while it runs) orders as sorted() does: shuffled, sorted, reversed, repeated names."""
+    from kafka_tui.admin import reading
+
+    monkeypatch.setattr(reading, "SORT_BUCKET", 32)  # buckets at 128 topics and more
+    count = 2000
+    names = [f"t{(i * 7919) % count:04d}.{'x' * (i % 5)}" for i in range(count)]
+    topics = [TopicDescription(n, None, False, []) for n in names + names[:300]]
+    for given in [topics, sorted(topics, key=lambda t: t.name), topics[::-1], topics[:100]]:
+        assert reading.in_name_order(list(given)) == sorted(given, key=lambda t: t.name)
 
 
 def test_a_big_read_is_frozen_out_of_the_collector_and_everything_collected_at_times() -> None:

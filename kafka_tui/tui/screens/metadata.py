@@ -24,7 +24,7 @@ from ...admin.batches import KNOWN_INTERNAL_TOPICS
 from ...config import Profile
 from ...services.ports import AdminPort
 from ..widgets.footer import KeysFooter
-from ..widgets.topic_table import ShownRows, TopicRow, TopicRows, TopicTable
+from ..widgets.topic_table import ShownRows, TopicRow, TopicRows, TopicTable, let_go
 from .base import KafkaScreen, placeholder_store, refresh_interval
 
 if TYPE_CHECKING:
@@ -75,6 +75,11 @@ class NameMatches:
         self._kept: dict[str, tuple[list[int], int, int]] = {
             "": (self._all, len(lowered[at]) if lowered else 0, at)
         }
+
+    def release(self) -> None:
+        """Every name and index let go of, a slice at a time (`let_go`, a worker thread)."""
+        self._kept.clear()
+        let_go(self._by_length, self._all, self._lowered)
 
     def _longest(self, text: str, indexes: list[int], at: int) -> tuple[int, int]:
         """The length of the longest name of `indexes` (the names holding `text`), and its
@@ -153,6 +158,13 @@ class TopicsView:
             topics = sorted(topics, key=lambda t: t.name)
         rows = TopicRows(topics, live, min_isr, own)
         return cls(by_name, rows, NameMatches(rows, rows.names))
+
+    def release(self) -> None:
+        """The view let go of, a slice at a time, from a worker thread (`let_go`): once the
+        table shows the next read and no thread counts these rows."""
+        self.by_name.clear()
+        self.names.release()
+        self.rows.release()
 
     def health(self) -> tuple[str, int]:
         """The health line, and the partitions: every row counted (~6 us a topic; off the UI
@@ -366,6 +378,9 @@ class MetadataScreen(KafkaScreen):
         self.topics: dict[str, TopicDescription] = {}
         self.rows: Sequence[TopicRow] = []
         self._names = NameMatches([])
+        # The last read's view once its refresh ran to the end (no thread of it still counts
+        # its rows): the next refresh frees it off the UI thread (TopicsView.release).
+        self._settled: TopicsView | None = None
         self._health = ""
         self.cluster: ClusterInfo | None = None
         self.min_isr: dict[str, int] = {}
@@ -444,6 +459,7 @@ class MetadataScreen(KafkaScreen):
             await asyncio.to_thread(view.rows.fill)
         self._show_banner(None)
         self.cluster, self.min_isr = cluster, min_isr
+        retired, self._settled = self._settled, None
         self.topics, self.rows, self._names = view.by_name, view.rows, view.names
         if not self._health:
             self._health = "counting…"
@@ -465,7 +481,7 @@ class MetadataScreen(KafkaScreen):
         # What it finds first, without its pass over every topic on the UI thread (~80 ms at
         # 200,000): no placeholder topic, no placeholders.
         placeholders = (
-            await read_placeholder_state(self.admin, store, cluster, topics)
+            await read_placeholder_state(self.admin, store, cluster, topics, view.by_name)
             if store.topic in view.by_name
             else NO_PLACEHOLDERS
         )
@@ -481,10 +497,14 @@ class MetadataScreen(KafkaScreen):
         # screen rather than on the next keystroke. A big read is frozen before the pause
         # ends instead: the first collection after it would go through all of it (a
         # young-generation pass over the 200,000 rows alone took ~130 ms).
+        if retired is not None and retired.rows is not view.rows:
+            await asyncio.to_thread(retired.release)
+        del retired
         if partitions >= FREEZE_AT_PARTITIONS:
             _COLLECTION_PAUSE.settle(partitions)
         else:
             self.call_after_refresh(_COLLECTION_PAUSE.settle, partitions)
+        self._settled = view
         self.loaded.set()
 
     def _show_fill_banner(self, state: PlaceholderState) -> None:
