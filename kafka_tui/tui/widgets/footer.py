@@ -6,6 +6,7 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.dom import NoScreen
 from textual.reactive import Reactive
 from textual.widgets import Footer
 
@@ -51,7 +52,10 @@ class KeysFooter(Footer):
             yield widget
 
     async def recompose(self) -> None:
-        shown = self._shown()
+        try:
+            shown = self._shown()
+        except NoScreen:  # removed with its screen: Textual's recompose does nothing then
+            return
         if shown == self._built:
             return  # a refresh of the same keys (several come before the first frame)
         self._built = shown
