@@ -434,6 +434,15 @@ def test_a_file_of_many_records_lands_where_each_result_says(
         for n in range(1200):
             key = f"key-{n}" if n % 3 else None  # a third without a key: sticky partitions
             f.write(json.dumps({"key": key, "value": f"{n:04d}" + "v" * 1000}) + "\n")
+    # a partition the topic lacks (line 2), then a bad last line: the line is refused with
+    # its number, as when the file was read before the topic was looked at, and nothing is
+    # sent (the read back below finds the 1200 records of the good file)
+    bad = tmp_path / "bad.jsonl"
+    lines = file.read_text().splitlines(keepends=True)
+    lines[1] = '{"value": "x", "partition": 7}\n'
+    bad.write_text("".join(lines) + "{oops\n")
+    code, out, err = run(capsys, kraft_cluster, "messages", "produce", topic, "--file", str(bad))
+    assert (code, out) == (2, "") and f"{bad}, line 1201: " in err, err
     code, out, err = run(
         capsys,
         kraft_cluster,
