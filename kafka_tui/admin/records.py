@@ -720,25 +720,28 @@ class Packing:
                 p = (murmur2(key) & 0x7FFFFFFF) % count
             batch = get(p) or self._opened(p)
             hs = list(hs) if hs else _NO_HEADERS  # a list, which the builder only reads
-            added = batch.records.append(len(batch.timestamps), ts, key, value, hs)
+            stamps = batch.timestamps
+            added = batch.records.append(len(stamps), ts, key, value, hs)
             if added is None:  # full: the next one (a batch's first record always fits)
                 self.batches.append(self._open.pop(p))
                 if given is None and key is None:
                     self._sticky = p = (p + 1) % count
                 batch = get(p) or self._opened(p)
-                added = batch.records.append(len(batch.timestamps), ts, key, value, hs)
+                stamps = batch.timestamps
+                added = batch.records.append(len(stamps), ts, key, value, hs)
                 if added is None:  # the next sticky partition's is full too
                     self.batches.append(self._open.pop(p))
                     batch = self._opened(p)
+                    stamps = batch.timestamps
                     added = batch.records.append(0, ts, key, value, hs)
-            if not batch.timestamps:
-                batch.first = len(order)
-                self._front.append(batch)
-            batch.timestamps.append(added.timestamp)
+            stamps.append(added.timestamp)
             order.append(batch)
 
     def _opened(self, partition: int) -> _Batch:
+        """A new batch for `partition`, about to take the next record (which always fits)."""
         batch = self._open[partition] = _Batch(self.topic, partition, self._create())
+        batch.first = len(self._order)
+        self._front.append(batch)
         return batch
 
     def close(self) -> None:
