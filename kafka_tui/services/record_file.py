@@ -3,12 +3,14 @@
 Reading a line is parsing its JSON and writing its value again: ~45% of a file's produce in
 one process (bench/records.py), while Kafka's console producer sends each line's bytes and
 runs on two cores. A large file is therefore cut at line ends into pieces that forked
-processes read (services/messages.py's `_file_records`, the same code and the same refusals as
-one process), and the records come back as columns of bytes (pickled ~1 us a record against
-~4 us to read one). Every line is read before anything is sent, as in one process: a bad line
-is refused with its file and line number and nothing is written. Records written through a
-schema registry are read in this process (a registry client's connections are not shared
-with a fork), as are small files and stdin.
+processes read (each line's bytes to orjson, else services/messages.py's `_file_records`: the
+same records and the same refusals as one process), and the records come back as columns
+(pickled ~0.3 us a record against ~3.6 us to read one), chunk by chunk in the file's order,
+which the main process packs into record batches while the rest is read
+(`messages.produce_chunks`). Nothing is sent before every line is read: a bad line is refused
+with its file and line number and nothing is written. Records written through a schema
+registry are read in this process (a registry client's connections are not shared with a
+fork), as are small files and stdin.
 """
 
 from __future__ import annotations
