@@ -18,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,7 +137,9 @@ def _forked(job: _Job, size: int, processes: int) -> Iterator[Columns]:
     # records' partitions will need (a thread started before a fork could hold the import
     # lock in the child)
     threading.Thread(target=warm_key_hashing, daemon=True).start()
-    return _gathered(job.path, read, pool)
+    chunks = _gathered(job.path, read, pool)
+    weakref.finalize(chunks, pool.terminate)  # also when it is dropped before its first chunk
+    return chunks
 
 
 def _pieces(path: Path, size: int) -> list[tuple[int, int]]:
