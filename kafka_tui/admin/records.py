@@ -5,7 +5,7 @@ and nothing committed (unless the caller commits to a group it names, `commit`).
 `read_committed` (the default) never shows aborted transactions or control records.
 Producing is aiokafka's producer, idempotent unless the acks asked for forbid it.
 
-Everything upward is kafka-tui's own (`Record`, `Sent`, `AdminError`), never aiokafka's types.
+Everything upward is kafka-tui's own (`Record`, `Landed`, `AdminError`), never aiokafka's types.
 The checks before a read or a send (topic, partitions, offsets) name the Kafka error the
 broker would answer, in one sentence.
 """
@@ -85,16 +85,6 @@ class Stop:
     limit: int | None = None
     until_timestamp: int | None = None
     follow: bool = False
-
-
-@dataclass(slots=True)  # not frozen: one per record written (see Record)
-class Sent:
-    """A produced record, as the partition leader acknowledged it (`offset` -1 with acks=0)."""
-
-    topic: str
-    partition: int
-    offset: int
-    timestamp: int | None
 
 
 @dataclass(slots=True)  # not frozen: see Record
@@ -608,26 +598,6 @@ class RecordWriter:
         producer = self._producer
         assert producer is not None, "use RecordWriter as `async with`"
         return Packing(self.topic, partitions, producer.create_batch)
-
-    async def send_all(
-        self,
-        records: Iterable[OutgoingRecord],
-        partitions: int,
-        keyed: Iterable[int] | None = None,
-    ) -> AsyncIterator[list[Outcome]]:
-        """Pack `records` (`Packing.add`) and send them (`send`)."""
-        packing = self.packing(partitions)
-        rows = list(records)
-        packing.add(
-            [r.key for r in rows],
-            [r.value for r in rows],
-            [r.headers for r in rows],
-            [r.partition for r in rows],
-            [r.timestamp for r in rows],
-            keyed,
-        )
-        async for outcomes in self.send(packing):
-            yield outcomes
 
     async def send(self, packing: Packing) -> AsyncIterator[list[Outcome]]:
         """Send the batches of `packing`, each partition's in the order they were filled;
