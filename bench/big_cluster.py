@@ -62,6 +62,7 @@ from textual.strip import Strip  # noqa: E402
 from kafka_tui.admin import ConnectionSettings, KafkaAdmin, TopicSpec  # noqa: E402
 from kafka_tui.devcluster import KRAFT_VERSION, DevCluster, ensure_kafka  # noqa: E402
 from kafka_tui.devcluster.node import java_bin  # noqa: E402
+from kafka_tui.tui.screens import metadata  # noqa: E402
 from kafka_tui.tui.screens.detail import TopicDetailScreen  # noqa: E402
 from kafka_tui.tui.screens.metadata import MetadataScreen, refresh_interval  # noqa: E402
 from kafka_tui.tui.widgets.topic_table import TopicTable  # noqa: E402
@@ -153,7 +154,7 @@ class Launch:
 def gone() -> None:
     """The apps before are gone, as their processes would be: what they froze out of the
     collector's view (the topics screen's _CollectionPause.settle) is collected too."""
-    gc.unfreeze()
+    metadata._COLLECTION_PAUSE.unfreeze()  # gc.unfreeze(), and the pause knows it
     gc.collect()
 
 

@@ -212,6 +212,11 @@ class _CollectionPause:
         if self._holders == 0 and self._resume:
             gc.enable()
 
+    def unfreeze(self) -> None:
+        """Everything frozen back in the collector's view (also what a bench's app left)."""
+        gc.unfreeze()
+        self._frozen = False
+
     def settle(self, partitions: int, now: float | None = None) -> None:
         """Once a refresh of `partitions` is on screen (the UI thread): the collections the
         pause held back. Under FREEZE_AT_PARTITIONS, a full collection, as before. From
@@ -224,13 +229,12 @@ class _CollectionPause:
         across a refresh, then closed) by a full collection over everything, at most every
         FULL_COLLECTION_EVERY seconds."""
         if partitions < FREEZE_AT_PARTITIONS:
-            gc.unfreeze()  # (a cluster that has shrunk)
+            self.unfreeze()  # (a cluster that has shrunk)
             gc.collect()
-            self._frozen = False
             return
         now = time.monotonic() if now is None else now
         if now - self._collected >= FULL_COLLECTION_EVERY:
-            gc.unfreeze()
+            self.unfreeze()
             gc.collect()
             self._collected = now
         gc.freeze()

@@ -299,6 +299,7 @@ class TopicTable(VirtualTable):
         self.placeholders: frozenset[str] = frozenset()
         # Topics with partitions being reassigned (ListPartitionReassignments).
         self.reassigning: frozenset[str] = frozenset()
+        self._highlighted: str | None = None  # the topic last told (`highlighted`)
 
     # -- data ------------------------------------------------------------------------------
 
@@ -358,7 +359,12 @@ class TopicTable(VirtualTable):
             self.virtual_size = size
 
     def highlighted(self) -> None:
-        self.post_message(self.Highlighted(self.current.name if self.current else None))
+        """Told when the cursor's topic changes, not at every filter keystroke that keeps it
+        (each message goes through the screen and the app)."""
+        name = self.current.name if self.current else None
+        if name != self._highlighted:
+            self._highlighted = name
+            self.post_message(self.Highlighted(name))
 
     def _index_of(self, name: str) -> int | None:
         index = bisect_left(self.rows, name, key=_NAME)
