@@ -154,9 +154,7 @@ class Launch:
 def gone() -> None:
     """The apps before are gone, as their processes would be: what they froze out of the
     collector's view (the topics screen's _CollectionPause.settle) is collected too."""
-    # gc.unfreeze(), and the pause knows it (an older tree's pause has no unfreeze: this
-    # script can time an older tree, copied over its own, for figures it lacks)
-    getattr(metadata._COLLECTION_PAUSE, "unfreeze", gc.unfreeze)()
+    metadata._COLLECTION_PAUSE.unfreeze()  # gc.unfreeze(), and the pause knows it
     gc.collect()
 
 
@@ -235,15 +233,10 @@ async def session(recording: Recording, rounds: int) -> dict[str, Any]:
         for _ in range(rounds):
             for char in TYPED:
                 before, cpu = time.perf_counter(), time.process_time()
-                stalls = asyncio.create_task(longest_stall())
                 await pilot.press(char)
                 await pilot.pause()
-                stalls.cancel()
                 found["pilot"].append(time.perf_counter() - before)
                 found["pilot_cpu"].append(time.process_time() - cpu)
-                # How long the UI thread went without a turn: the keystroke's own hold of it
-                # (a search in a worker thread is counted in the CPU above, not here).
-                found.setdefault("pilot_stall", []).append(STALL[0])
             await pilot.press("escape")
             await pilot.pause()
             await pilot.press("slash")
@@ -416,7 +409,6 @@ def print_ratios(before: dict[str, Any], after: dict[str, Any]) -> None:
         for label, key in [
             ("first frame", "frame"),
             ("keystroke through Pilot, CPU", "pilot_cpu"),
-            ("the UI thread's longest hold in a keystroke", "pilot_stall"),
             ("typing, own CPU", "own_cpu"),
             ("scroll, CPU", "scroll_cpu"),
             ("keys' longest wait in a refresh", "refresh_stall"),
@@ -445,7 +437,6 @@ def print_tui_figures(r: dict[str, Any]) -> None:
         f"{ms(r['own_first_cpu'])}; typing {ms(r['own'])}, CPU {ms(r['own_cpu'])}; "
         f"backspace {ms(r['own_back'])}, CPU {ms(r['own_back_cpu'])}; through Pilot "
         f"{ms(r['pilot'])}, CPU {ms(r['pilot_cpu'])}"
-        + (f", the UI thread held at most {ms(r['pilot_stall'])}" if "pilot_stall" in r else "")
     )
     print(
         f"      scroll a page, own work: {ms(r['scroll'])}, CPU {ms(r['scroll_cpu'])}; "

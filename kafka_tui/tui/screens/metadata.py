@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Sequence
-from contextlib import suppress
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
 from operator import contains, le
@@ -95,60 +94,27 @@ class NameMatches:
         return len(everything[at]), at
 
     def __call__(self, text: str) -> tuple[Sequence[TopicRow], int]:
-        base = self.start(text)
-        if base is not None:
-            self.keep(text, self.find(text, base))
-        indexes, longest, _ = self._kept[text]
+        kept = self._kept
+        if text not in kept:
+            # Only the texts on the way to this one are kept (each contains the ones before).
+            for key in [k for k in kept if not text.startswith(k)]:
+                del kept[key]
+            indexes, longest, at = kept[max(kept, key=len)]
+            everything = self._lowered
+            if 3 * len(indexes) > 2 * len(everything):
+                names: Iterable[str] = everything
+                among = self._all
+            else:
+                names, among = map(everything.__getitem__, indexes), indexes
+            found = list(compress(among, map(contains, names, repeat(text))))
+            if len(found) < len(indexes):
+                indexes = found
+                longest, at = self._longest(text, indexes, at)
+            kept[text] = indexes, longest, at
+        indexes, longest, _ = kept[text]
         if indexes is self._all:
             return self._rows, longest
         return ShownRows(self._rows, indexes), longest
-
-    def start(self, text: str) -> Answer | None:
-        """Where `text`'s search starts (the answer of the longest text kept on the way to
-        it), or None: its answer is kept. Only the texts on the way are kept (each contains
-        the ones before). On the UI thread, as `keep`."""
-        kept = self._kept
-        if text in kept:
-            return None
-        for key in [k for k in kept if not text.startswith(k)]:
-            del kept[key]
-        return kept[max(kept, key=len)]
-
-    def find(self, text: str, base: Answer) -> Answer:
-        """`text`'s answer, from `base`'s matches: may run in a worker thread (it reads what
-        no other thread changes), a slice of names at a time."""
-        indexes, longest, at = base
-        everything = self._lowered
-        found: list[int] = []
-        if 3 * len(indexes) > 2 * len(everything):
-            for start in range(0, len(everything), SEARCH_SLICE):
-                names = everything[start : start + SEARCH_SLICE]
-                found += compress(
-                    self._all[start : start + SEARCH_SLICE], map(contains, names, repeat(text))
-                )
-        else:
-            for start in range(0, len(indexes), SEARCH_SLICE):
-                among = indexes[start : start + SEARCH_SLICE]
-                found += compress(
-                    among, map(contains, map(everything.__getitem__, among), repeat(text))
-                )
-        if len(found) < len(indexes):
-            return found, *self._longest(text, found, at)
-        return indexes, longest, at
-
-    def keep(self, text: str, answer: Answer) -> None:
-        self._kept[text] = answer
-
-
-# A text's matches: the rows' indexes, the longest one's length and index (-1: not known).
-Answer = tuple[list[int], int, int]
-# Names searched at a time (`NameMatches.find`): ~1 ms each, which the UI thread can run
-# between when the search runs in a worker thread.
-SEARCH_SLICE = 20_000
-# From this many topics, a filter keystroke's search runs in a worker thread, its rows shown
-# when found (MetadataScreen.filter_changed): a search over 200,000 names took ~10 ms of
-# the UI thread's keystroke (issue 52); under it, ~2 ms or less, on the UI thread.
-SEARCH_IN_WORKER_AT = 50_000
 
 
 @dataclass
@@ -603,29 +569,8 @@ class MetadataScreen(KafkaScreen):
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
-        text = self.filters.text = event.value.strip().lower()
-        names = self._names
-        base = names.start(text) if len(self.rows) >= SEARCH_IN_WORKER_AT else None
-        if base is None:
-            self.apply_filters()
-        else:
-            self.search_names(names, text, base)
-
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def search_names(self, names: NameMatches, text: str, base: Answer) -> None:
-        """A big cluster's name search, off the UI thread: the rows are shown when found,
-        if still asked for (the keys typed since, and a refresh, ask for others)."""
-        try:
-            answer = names.find(text, base)
-        except IndexError:  # a read since let go of these names (TopicsView.release)
-            return
-        with suppress(RuntimeError):  # the app has stopped meanwhile
-            self.app.call_from_thread(self._found, names, text, answer)
-
-    def _found(self, names: NameMatches, text: str, answer: Answer) -> None:
-        if names is self._names and text == self.filters.text:
-            names.keep(text, answer)
-            self.apply_filters()
+        self.filters.text = event.value.strip().lower()
+        self.apply_filters()
 
     @on(Input.Submitted, "#filter")
     def filter_done(self) -> None:
