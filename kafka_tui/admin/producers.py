@@ -37,10 +37,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-from .batches import batched, from_code
+from .batches import batched
 from .connection import poll_until
 from .errors import AdminError, error_name
-from .metadata_v12 import MetadataTopic
 from .sampling import AdminSampling
 from .wire import Api, WireRequest, code, nested, shape
 
@@ -249,18 +248,8 @@ class AdminProducers(AdminSampling):
         first (leader epoch 0): one Metadata read per 500 topics, concurrently, each retried
         like `describe_topics`'s. A topic that does not exist has no partition."""
 
-        async def read(batch: list[str]) -> tuple[dict[str, MetadataTopic], list[Any]]:
-            metadata = await self._metadata(batch)
-            found = {t.name: t for t in metadata.topics if not t.error_code}
-            errors = [
-                from_code(t.name, *self._lag_answer(t.name, t.error_code, None))
-                for t in metadata.topics
-                if t.error_code
-            ]
-            return found, errors
-
         read_batches = await asyncio.gather(
-            *(self._read_batch(b, read) for b in batched(sorted(set(topics))))
+            *(self._read_batch(b, self._metadata_batch) for b in batched(sorted(set(topics))))
         )
         by_leader: dict[int, list[tuple[str, int]]] = {}
         first_led: set[tuple[str, int]] = set()

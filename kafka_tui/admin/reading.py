@@ -348,8 +348,16 @@ class AdminReads(AdminConnection):
     async def _describe_batch(
         self, names: list[str]
     ) -> tuple[dict[str, TopicDescription], list[TopicResult]]:
+        found, errors = await self._metadata_batch(names)
+        return {name: self._description(t) for name, t in found.items()}, errors
+
+    async def _metadata_batch(
+        self, names: list[str]
+    ) -> tuple[dict[str, protocol.MetadataTopic], list[TopicResult]]:
+        """One Metadata read of `names`: the topics listed, and the others' errors (a
+        `_read_batch` read: it asks again for those that may pass)."""
         metadata = await self._metadata(names)
-        found: dict[str, TopicDescription] = {}
+        found: dict[str, protocol.MetadataTopic] = {}
         errors: list[TopicResult] = []
         for topic in metadata.topics:
             if topic.error_code:
@@ -359,7 +367,7 @@ class AdminReads(AdminConnection):
                     from_code(topic.name, *self._lag_answer(topic.name, topic.error_code, None))
                 )
             else:
-                found[topic.name] = self._description(topic)
+                found[topic.name] = topic
         return found, errors
 
     async def _add_elr(self, found: dict[str, TopicDescription]) -> None:
