@@ -654,23 +654,10 @@ async def produce(
 ) -> AsyncIterator[Produced]:
     """Send `records` in order, yielding each one's outcome in order. The topic and each
     record's partition are checked first: nothing is sent when one is wrong."""
-    async for run in produce_runs(admin, topic, records, acks=acks, compression=compression):
-        for outcome in run:
-            yield outcome
-
-
-async def produce_runs(
-    admin: AdminPort,
-    topic: str,
-    records: Sequence[OutgoingRecord],
-    *,
-    acks: Acks = "all",
-    compression: str | None = None,
-) -> AsyncIterator[ProducedRun]:
-    """`produce`, its outcomes in runs of those known at once (a file of a million)."""
     chunks = [columns_of(records)]
     async for run in produce_chunks(admin, topic, chunks, acks=acks, compression=compression):
-        yield run
+        for outcome in run:
+            yield outcome
 
 
 async def produce_chunks(
