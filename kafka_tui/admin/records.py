@@ -719,23 +719,26 @@ class Packing:
         self.batches += self._open.values()
         self._open.clear()
 
+    def _first_unlanded(self) -> _Batch | None:
+        """The first batch (by its first record) not landed yet; those before it dropped."""
+        front = self._front
+        while front and front[0].landed():
+            front.popleft()
+        return front[0] if front else None
+
     def all_landed(self) -> bool:
         return self._landed == len(self._order)
 
     async def wait_front(self) -> None:
         """Until the batch of the first record without an outcome lands."""
-        front = self._front
-        while front and front[0].landed():
-            front.popleft()
-        if front:
-            await front[0].wait()
+        front = self._first_unlanded()
+        if front is not None:
+            await front.wait()
 
     def landed_now(self) -> list[Outcome]:
         """The outcomes known now, from the first record without one on (records' order)."""
-        front = self._front
-        while front and front[0].landed():
-            front.popleft()
-        end = front[0].first if front else len(self._order)
+        front = self._first_unlanded()
+        end = front.first if front is not None else len(self._order)
         if end <= self._landed:
             return []
         # each landed batch's outcomes in its records' order, taken one by one
