@@ -1,6 +1,7 @@
 """The messages of a one-topic create's path, written and read by hand, so that a create
 (and a describe, a listing) loads no kio (issue 52.1): request headers, Metadata v12's
-request, DescribeCluster v2 and DescribeLogDirs v5 both ways, CreateTopics v4's answer.
+request, DescribeCluster v2, DescribeLogDirs v5 and DescribeConfigs v4 both ways, CreateTopics
+v4's answer.
 kio's core and these messages' schemas cost a one-topic create ~30 ms of CPU, a tenth of the
 whole process beside a raw aiokafka request's (bench/startup.py). Other versions go through
 kio (wire.py); tests/unit/test_hand_wire.py holds each of these to kio's bytes.
@@ -106,6 +107,22 @@ def describe_log_dirs_v5_request(topics: list[tuple[str, list[int]]] | None) -> 
         out.append(struct.pack(f">{len(partitions)}i", *partitions))
         out.append(b"\0")
     out.append(b"\0")
+    return b"".join(out)
+
+
+def describe_configs_v4_request(
+    resources: list[tuple[int, str]], keys: list[str] | None, synonyms: bool
+) -> bytes:
+    """DescribeConfigs v4 about `resources` (type, name), `keys` of each (None: every
+    config), without documentation."""
+    if keys is None:
+        asked = b"\0"
+    else:
+        asked = _uvarint_bytes(len(keys) + 1) + b"".join(_compact(k) for k in keys)
+    out = [_uvarint_bytes(len(resources) + 1)]
+    for kind, name in resources:
+        out += [_INT8.pack(kind), _compact(name), asked, b"\0"]
+    out.append(b"\1\0\0" if synonyms else b"\0\0\0")  # synonyms, documentation, tags
     return b"".join(out)
 
 
@@ -253,3 +270,66 @@ def read_create_topics_v4(buf: bytes, pos: int) -> tuple[CreateTopicsV4Answer, i
         message, pos = _string(buf, pos + 2)
         topics.append(CreatedTopic(name or "", code, message))
     return CreateTopicsV4Answer(topics), pos
+
+
+class ConfigSynonym(NamedTuple):
+    name: str
+    value: str | None
+    source: int
+
+
+class Config(NamedTuple):
+    name: str
+    value: str | None
+    read_only: bool
+    config_source: int
+    is_sensitive: bool
+    synonyms: list[ConfigSynonym]
+
+
+class ConfigsResult(NamedTuple):
+    error_code: int
+    error_message: str | None
+    resource_type: int
+    resource_name: str
+    configs: list[Config]
+
+
+class ConfigsAnswer(NamedTuple):
+    """DescribeConfigs v4's answer."""
+
+    results: list[ConfigsResult]
+
+
+@_checked
+def read_describe_configs_v4(buf: bytes, pos: int) -> tuple[ConfigsAnswer, int]:
+    count, pos = _uvarint(buf, pos + 4)  # after the throttle time
+    results = []
+    for _ in range(max(count - 1, 0)):
+        (code,) = _INT16.unpack_from(buf, pos)
+        message, pos = _compact_string(buf, pos + 2)
+        kind = _INT8.unpack_from(buf, pos)[0]
+        resource, pos = _compact_string(buf, pos + 1)
+        configs_count, pos = _uvarint(buf, pos)
+        configs = []
+        for _ in range(max(configs_count - 1, 0)):
+            name, pos = _compact_string(buf, pos)
+            value, pos = _compact_string(buf, pos)
+            read_only = buf[pos] != 0
+            source = _INT8.unpack_from(buf, pos + 1)[0]
+            sensitive = buf[pos + 2] != 0
+            synonyms_count, pos = _uvarint(buf, pos + 3)
+            synonyms = []
+            for _ in range(max(synonyms_count - 1, 0)):
+                synonym, pos = _compact_string(buf, pos)
+                hidden, pos = _compact_string(buf, pos)
+                synonym_source = _INT8.unpack_from(buf, pos)[0]
+                _, pos = _tagged_fields(buf, pos + 1)
+                synonyms.append(ConfigSynonym(synonym or "", hidden, synonym_source))
+            _, pos = _compact_string(buf, pos + 1)  # after the config type: documentation
+            _, pos = _tagged_fields(buf, pos)
+            configs.append(Config(name or "", value, read_only, source, sensitive, synonyms))
+        _, pos = _tagged_fields(buf, pos)
+        results.append(ConfigsResult(code, message, kind, resource or "", configs))
+    _, pos = _tagged_fields(buf, pos)
+    return ConfigsAnswer(results), pos

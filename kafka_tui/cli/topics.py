@@ -506,6 +506,7 @@ async def _create(
             current=args.topics,
             defaults=placing.needs_defaults(specs, options),
             reuse=reuse,
+            every_dir=False,
         )
         results = await placing.create_topics(
             admin,
@@ -560,7 +561,7 @@ async def _alter(
     zookeeper = zookeeper_of(args, profile)
     reuse = load_reuse(args, profile, admin)
     snapshot = await take_snapshot(
-        admin, zookeeper=zookeeper, store=store, current=names, reuse=reuse
+        admin, zookeeper=zookeeper, store=store, current=names, reuse=reuse, every_dir=False
     )
     current = {n: len(snapshot.topics[n].partitions) for n in names if n in snapshot.topics}
     keys = await key_mapping_check(admin, requests, current)

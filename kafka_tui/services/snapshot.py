@@ -62,7 +62,7 @@ class Snapshot:
     # for (`take_snapshot(releases=True)`); a broker missing did not answer.
     releases: dict[int, str] = field(default_factory=dict)
     # Each live broker's log directories and the cordoned ones; a broker missing did not
-    # answer (or is offline).
+    # answer (or is offline) — or, from `take_snapshot(every_dir=False)`, cordons none.
     log_dirs: dict[int, BrokerLogDirs] = field(default_factory=dict)
 
     @property
@@ -101,15 +101,17 @@ async def observed_brokers(
 
 
 async def _brokers_and_dirs(
-    admin: AdminPort, zookeeper: str | None
+    admin: AdminPort, zookeeper: str | None, every_dir: bool = True
 ) -> tuple[list[Broker], bool, dict[int, str], dict[int, BrokerLogDirs]]:
-    """`observed_brokers` and the live ones' log directories; those whose every directory
-    is cordoned marked `cordoned`. The directories are asked of the brokers the client
+    """`observed_brokers` and the live ones' log directories (`every_dir` False: only of
+    those that cordon any, `AdminPort.cordons`); those whose every directory is cordoned
+    marked `cordoned`. The directories are asked of the brokers the client
     knows as live while DescribeCluster is on its way (one round trip less on a create's
     path to its request); a broker live in the answer but not asked is asked then, and
     the answer of one asked but not live in it is dropped: as if asked afterwards."""
+    read = admin.log_dirs if every_dir else admin.cordons
     hinted = admin.known_brokers()
-    early = asyncio.ensure_future(admin.log_dirs(hinted)) if hinted else None
+    early = asyncio.ensure_future(read(hinted)) if hinted else None
     try:
         brokers, kraft, sources = await observed_brokers(admin, zookeeper)
     except BaseException:
@@ -120,7 +122,7 @@ async def _brokers_and_dirs(
     asked = set(hinted)
     dirs = {b: d for b, d in (await early).items() if b in live} if early is not None else {}
     if missing := [b for b in live if b not in asked]:
-        dirs |= await admin.log_dirs(missing)
+        dirs |= await read(missing)
     marked = [
         replace(b, cordoned=True) if b.id in dirs and dirs[b.id].all_cordoned else b
         for b in brokers
@@ -156,6 +158,7 @@ async def take_snapshot(
     known: Sequence[TopicDescription] | None = None,
     reuse: LoadReuse | None = None,
     releases: bool = False,
+    every_dir: bool = True,
 ) -> Snapshot:
     """`current`: the topics the operation touches, whose latest state (after kafka-tui's own
     recent changes) the snapshot must show, and the only ones it describes (with the
@@ -170,13 +173,15 @@ async def take_snapshot(
     placeholder records are still read.
     `reuse` (with `current`): a load kafka-tui counted recently serves instead of a count of
     every partition, when it may (services/recent_load.py); else the count is kept for it.
-    `releases`: ask each live broker which Kafka release it runs (its ApiVersions)."""
+    `releases`: ask each live broker which Kafka release it runs (its ApiVersions).
+    `every_dir=False`: `log_dirs` holds only the brokers that cordon a directory (what a
+    placement needs; the others are not asked to describe their directories)."""
     wanted = None if current is None else [*current, *([store.topic] if store else [])]
     # The reads at once: the brokers, the topics (and load), and (unless not needed) the
     # defaults of the broker reads go to (a live one: the client's metadata lists live
     # brokers only).
     (brokers, kraft, sources, dirs), (listed, load), read = await asyncio.gather(
-        _brokers_and_dirs(admin, zookeeper),
+        _brokers_and_dirs(admin, zookeeper, every_dir),
         _topics_and_load(admin, wanted, known, reuse),
         admin.broker_configs(None, _DEFAULT_KEYS) if defaults else _no_defaults(),
     )

@@ -8,10 +8,12 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kafka_tui.admin import TopicResult
+from kafka_tui.admin.reading import AdminReads
 from kafka_tui.cli import main, output
 
 from ..conftest import Cluster, record_written
@@ -289,17 +291,33 @@ def test_a_create_with_both_counts_reads_no_broker_default(
     """The placer reads num.partitions, default.replication.factor and min.insync.replicas
     only when a count is left to the broker or an enabled mode weighs min.insync.replicas:
     a create giving both counts in the disabled mode skips that DescribeConfigs, the
-    snapshot's slowest read. Left to the broker, the counts still come from it."""
+    snapshot's slowest read. Left to the broker, the counts still come from it. Either way
+    each broker is asked its own `cordoned.log.dirs` (one DescribeConfigs each) instead of
+    describing its log directories (test_cordon.py)."""
     sent = record_written(monkeypatch)
+    defaults_read: list[list[str]] = []
+    reads = AdminReads.broker_configs
+
+    async def broker_configs(admin: AdminReads, broker: int | None, keys: list[str]) -> Any:
+        defaults_read.append(list(keys))
+        return await reads(admin, broker, keys)
+
+    monkeypatch.setattr(AdminReads, "broker_configs", broker_configs)
+    brokers = sum(b["running"] for b in cluster.dev.status()["brokers"])
     given, defaulted = topic_name("given"), topic_name("defaulted")
     code, created = run_json(
         capsys, cluster, "topics", "create", given, "--partitions", "2", "--replication-factor", "2"
     )
     assert code == 0 and [r["assignment"] for r in created] != [None]
-    assert "CreateTopicsRequest" in sent and "DescribeConfigsRequest" not in sent, sent
+    assert "CreateTopicsRequest" in sent and not defaults_read, (sent, defaults_read)
+    assert sent.count("DescribeConfigsRequest") == brokers, sent
+    assert "DescribeLogDirsRequest" not in sent, sent
     sent.clear()
     code, created = run_json(capsys, cluster, "topics", "create", defaulted)
-    assert code == 0 and "DescribeConfigsRequest" in sent, sent
+    assert code == 0 and sent.count("DescribeConfigsRequest") == brokers + 1, sent
+    assert [sorted(k) for k in defaults_read] == [
+        ["default.replication.factor", "min.insync.replicas", "num.partitions"]
+    ]
     assert [(r["partitions"], r["replication_factor"]) for r in created] == [(1, 1)]
     assert run(capsys, cluster, "topics", "delete", given, defaulted, "--yes")[0] == 0
 

@@ -7,13 +7,18 @@ broker whose every directory is cordoned gets no replica from Kafka's placer, an
 controller refuses any assignment naming it ("The manual partition assignment includes broker
 3, but all its log directories are cordoned."). kafka-tui shows the cordoned directories in
 `brokers list` and places nothing there, naming the broker. The broker's config is restored
-at the end."""
+at the end.
+
+A create or grow asks each broker its `cordoned.log.dirs` (DescribeConfigs) and describes the
+log directories only of a broker where it is set (`AdminReads.cordons`): DescribeLogDirs costs
+a broker time in proportion to the replicas it holds, even about no topic."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -100,3 +105,35 @@ def test_a_cordoned_broker_is_listed_and_takes_no_new_replica(
     assert code != 0
     assert manual[0]["error"] == "INVALID_REPLICA_ASSIGNMENT"
     assert "all its log directories are cordoned" in manual[0]["message"]
+
+
+async def _cordons(bootstrap: str) -> tuple[dict[int, Any], dict[int, Any], dict[int, str]]:
+    """What `cordons` answers about every broker, what `log_dirs` does, and each broker's
+    `cordoned.log.dirs` as it describes it."""
+    async with KafkaAdmin(ConnectionSettings(bootstrap)) as admin:
+        brokers = sorted(b.nodeId for b in admin.client.cluster.brokers())
+        configs = {b: (await admin.broker_configs(b, [KEY])).get(KEY) or "" for b in brokers}
+        return await admin.cordons(brokers), await admin.log_dirs(brokers), configs
+
+
+def test_cordons_are_read_from_each_brokers_config_then_its_log_directories(
+    kraft_cluster: Cluster,
+) -> None:
+    """Kafka fact (4.4): a broker whose `cordoned.log.dirs` is empty describes none of its
+    directories as cordoned, and one where it is `*` describes all of them so: the config is
+    what the cheap read (`cordons`) trusts. Asked of every broker, it answers the cordoning
+    broker alone, exactly as DescribeLogDirs describes it."""
+    bootstrap = kraft_cluster.bootstrap_servers
+    before = asyncio.run(_cordon(bootstrap, "*"))
+    try:
+        cordons, dirs, configs = asyncio.run(_cordons(bootstrap))
+        assert configs[CORDONED] == "*"
+        assert cordons == {CORDONED: dirs[CORDONED]} and dirs[CORDONED].all_cordoned
+        for broker, value in configs.items():
+            if broker != CORDONED:
+                assert value == "" and not dirs[broker].cordoned, (broker, dirs[broker])
+    finally:
+        asyncio.run(_cordon(bootstrap, before or None))
+    cordons, dirs, configs = asyncio.run(_cordons(bootstrap))
+    assert cordons == {} and not any(d.cordoned for d in dirs.values()), dirs
+    assert set(configs.values()) == {""}

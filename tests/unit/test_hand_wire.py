@@ -1,7 +1,7 @@
 """The hand-written messages of a create's path (hand_wire.py) write kio's bytes and read
 kio's bytes as the kio-read answers are read: headers, Metadata v12's request, DescribeCluster
-v2, DescribeLogDirs v5, CreateTopics v4's answer. Real brokers answering them is covered by
-every create, describe and cordon test."""
+v2, DescribeLogDirs v5, DescribeConfigs v4, CreateTopics v4's answer. Real brokers answering
+them is covered by every create, describe and cordon test."""
 
 from __future__ import annotations
 
@@ -45,6 +45,11 @@ def test_requests_are_kios_bytes() -> None:
     for asked in (None, [], [("orders", [0, 1, 2]), ("pâté", [])]):
         dirs = protocol_cluster.DescribeLogDirsRequest(asked)
         assert dirs.encode_message(5) == wire.encode(dirs.message(5))
+    for keys in (None, [], ["cordoned.log.dirs", "min.insync.réplicas"]):
+        for synonyms in (True, False):
+            resources = [(protocol.RESOURCE_BROKER, "3"), (protocol.RESOURCE_TOPIC, "pâté")]
+            configs = protocol.DescribeConfigsRequest(resources, keys, synonyms=synonyms)
+            assert configs.encode_message(4) == wire.encode(configs.message(4))
 
 
 def _both(key: int, version: int, request: Any, entity: Any) -> tuple[Any, Any]:
@@ -125,3 +130,31 @@ def test_create_topics_v4_answers_read_as_kio_reads_them() -> None:
     request = protocol.CreateTopicsRequest([], 1000, False, details=False)
     mine, theirs = _both(19, 4, request, entity)
     assert request.topic_answers(mine) == request.topic_answers(theirs)
+
+
+def test_describe_configs_v4_answers_read_as_kio_reads_them() -> None:
+    response = load_response_schema(32, 4)
+    result = wire.nested(response, "DescribeConfigsResult")
+    config = wire.nested(response, "DescribeConfigsResourceResult")
+    synonym = wire.nested(response, "DescribeConfigsSynonym")
+    hidden = (synonym(name="log.retention.hours", value="168", source=5),
+              synonym(name="x", value=None, source=4))  # fmt: skip
+    configs = (
+        config(name="cordoned.log.dirs", value="*", read_only=False, config_source=1,
+               is_sensitive=False, synonyms=hidden, config_type=7, documentation="cordons"),
+        config(name="sasl.jaas.config", value=None, read_only=True, config_source=-1,
+               is_sensitive=True, synonyms=(), config_type=9, documentation=None),
+    )  # fmt: skip
+    entity = response(
+        throttle_time=datetime.timedelta(milliseconds=2),
+        results=(
+            result(error_code=ErrorCode(0), error_message=None, resource_type=4,
+                   resource_name="1", configs=configs),
+            result(error_code=ErrorCode(42), error_message="Unexpected broker id, expected 2",
+                   resource_type=4, resource_name="1", configs=()),
+        ),
+    )  # fmt: skip
+    request = protocol.DescribeConfigsRequest([(protocol.RESOURCE_BROKER, "1")], None)
+    mine, theirs = _both(32, 4, request, entity)
+    assert request.answer(mine) == request.answer(theirs)
+    assert request.answer(mine)[0].configs[0].synonyms[0].value == "168"
