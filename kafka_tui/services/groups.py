@@ -33,6 +33,7 @@ from .parsing import UsageError
 from .ports import AdminPort
 
 KINDS = (CLASSIC, CONSUMER, SHARE, STREAMS)
+NO_SHARE_STATE = "no share state yet (made at the group's first fetch from it)"
 Partition = tuple[str, int]
 # Looks kept per group for its status and the lag sparkline (the groups screen looks at every
 # refresh: 10 s apart, so about 10 minutes).
@@ -378,11 +379,14 @@ def _view(
         for m in detail.members:
             for tp in m.assignment:
                 owner[tp] = m.member_id
+    # A share partition's state (its start offset) is made at the group's first fetch from
+    # it (Kafka 4.4: start and lag -1 until then, tests/integration/test_groups_kinds.py).
+    unset = NO_SHARE_STATE if g.type == SHARE else "nothing committed"
     rows = []
     for tp in sorted(set(committed) | set(owner)):
         rows.append(
             _partition_lag(
-                tp, committed.get(tp), known_lags.get(tp), starts, ends, records, now, owner
+                tp, committed.get(tp), known_lags.get(tp), starts, ends, records, now, owner, unset
             )
         )
     state = detail.state if detail is not None and detail.state else g.state
@@ -429,12 +433,14 @@ def _partition_lag(
     records: Mapping[tuple[str, int, int], tuple[int, int]],
     now: float,
     owner: Mapping[Partition, str],
+    unset: str = "nothing committed",
 ) -> PartitionLag:
+    """`unset`: the note of a partition without a committed offset (or share start)."""
     start, end = starts.get(tp), ends.get(tp)
     t, p = tp
     member = owner.get(tp)
     if committed is None:
-        return PartitionLag(t, p, None, start, end, None, None, "nothing committed", member)
+        return PartitionLag(t, p, None, start, end, None, None, unset, member)
     if end is None:
         unknown = "log end unknown (no leader answered)"
         return PartitionLag(t, p, committed, start, None, None, None, unknown, member)
