@@ -55,33 +55,6 @@ class _Job:
 _job: _Job | None = None  # what the forked readers read: set before the fork
 
 
-def read_record_file(
-    path: Path,
-    *,
-    keep_partitions: bool = True,
-    keep_timestamps: bool = True,
-    schemas: Any = None,
-    topic: str = "",
-    key_subject: str | None = None,
-    value_subject: str | None = None,
-    processes: int | None = None,
-) -> list[OutgoingRecord]:
-    """Every record of the file at `path` (`record_chunks`'s, as records)."""
-    records: list[OutgoingRecord] = []
-    for columns in record_chunks(
-        path,
-        keep_partitions=keep_partitions,
-        keep_timestamps=keep_timestamps,
-        schemas=schemas,
-        topic=topic,
-        key_subject=key_subject,
-        value_subject=value_subject,
-        processes=processes,
-    ):
-        records += map(OutgoingRecord, *columns)
-    return records
-
-
 def record_chunks(
     path: Path,
     *,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kafka_tui.admin.records import OutgoingRecord
 from kafka_tui.services import record_file
 from kafka_tui.services.messages import BadLine, records_from_file
 
@@ -38,6 +39,12 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(record_file, "_PIECE_BYTES", 300)
 
 
+def _forked(path: Path, **options: bool) -> list[OutgoingRecord]:
+    """The records `record_chunks` gives from forked readers (2), in order."""
+    chunks = record_file.record_chunks(path, topic="t", processes=2, **options)
+    return [r for columns in chunks for r in map(OutgoingRecord, *columns)]
+
+
 def _serial(path: Path) -> list[object]:
     with path.open(encoding="utf-8", errors="surrogateescape") as handle:
         return list(records_from_file(path, handle, topic="t"))
@@ -46,7 +53,7 @@ def _serial(path: Path) -> list[object]:
 @pytest.mark.usefixtures("small_pieces")
 def test_forked_readers_give_the_records_of_one_process_in_order(tmp_path: Path) -> None:
     path = _file(tmp_path, 399, bad=b'{"value": "last"}', at=398)  # no line end at the end
-    forked = record_file.read_record_file(path, topic="t", processes=2)
+    forked = _forked(path)
     assert len(record_file._pieces(path, path.stat().st_size)) > 20
     assert forked == _serial(path)
     assert len(forked) == 333  # 399 lines less 66 blank ones
@@ -54,7 +61,7 @@ def test_forked_readers_give_the_records_of_one_process_in_order(tmp_path: Path)
     assert forked[4].key == b"[5]" and forked[4].value == b'{"big":123456789012345678901234567890}'
     assert forked[0].headers == (("h", b"v"),) and forked[0].timestamp == 5
     assert forked[1].value == b"\xff" and forked[1].partition == 1
-    kept = record_file.read_record_file(path, topic="t", processes=2, keep_partitions=False)
+    kept = _forked(path, keep_partitions=False)
     assert {r.partition for r in kept} == {None}
 
 
@@ -72,7 +79,7 @@ def test_the_first_bad_line_is_refused_with_its_number_in_the_whole_file(
 ) -> None:
     path = _file(tmp_path, 400, bad=bad, at=337)
     with pytest.raises(BadLine) as forked:
-        record_file.read_record_file(path, topic="t", processes=2)
+        _forked(path)
     with pytest.raises(BadLine) as serial:
         _serial(path)
     assert forked.value.number == serial.value.number == 338
