@@ -280,11 +280,6 @@ class TopicTable(VirtualTable):
     ]
     CURSOR_CLASS = "topic-table--cursor"
 
-    class Highlighted(Message):
-        def __init__(self, name: str | None) -> None:
-            super().__init__()
-            self.name = name
-
     class Chosen(Message):
         def __init__(self, name: str) -> None:
             super().__init__()
@@ -299,7 +294,6 @@ class TopicTable(VirtualTable):
         self.placeholders: frozenset[str] = frozenset()
         # Topics with partitions being reassigned (ListPartitionReassignments).
         self.reassigning: frozenset[str] = frozenset()
-        self._highlighted: str | None = None  # the topic last told (`highlighted`)
 
     # -- data ------------------------------------------------------------------------------
 
@@ -357,14 +351,6 @@ class TopicTable(VirtualTable):
             self.vertical_scrollbar.refresh()
         else:
             self.virtual_size = size
-
-    def highlighted(self) -> None:
-        """Told when the cursor's topic changes, not at every filter keystroke that keeps it
-        (each message goes through the screen and the app)."""
-        name = self.current.name if self.current else None
-        if name != self._highlighted:
-            self._highlighted = name
-            self.post_message(self.Highlighted(name))
 
     def _index_of(self, name: str) -> int | None:
         index = bisect_left(self.rows, name, key=_NAME)
