@@ -249,6 +249,11 @@ class ReplayAdmin:
     async def log_dirs(self, brokers: Sequence[int]) -> dict[int, BrokerLogDirs]:
         return {b: d for b, d in self.recording.log_dirs.items() if b in brokers}
 
+    async def cordons(self, brokers: Sequence[int]) -> dict[int, BrokerLogDirs]:
+        """The recorded directories of the brokers that cordon any: what a broker's
+        `cordoned.log.dirs` says (tests/integration/test_cordon.py pins that they agree)."""
+        return {b: d for b, d in (await self.log_dirs(brokers)).items() if d.cordoned}
+
     async def list_topics(
         self, *, consistent_for: Sequence[str] | None = None
     ) -> list[TopicDescription]:

@@ -359,6 +359,7 @@ class FormScreen(KafkaScreen):
                 store=placeholder_store(self, profile),
                 current=self.touched,
                 known=self._known,
+                every_dir=False,  # cordons only: placing needs no other directory
             )
             await self.read_extra(snapshot)
             self.snapshot, self._known = snapshot, None
