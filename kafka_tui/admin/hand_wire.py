@@ -99,9 +99,9 @@ def describe_cluster_v2_request(include_fenced_brokers: bool) -> bytes:
     return b"\0\x01" + (b"\x01" if include_fenced_brokers else b"\0") + b"\0"
 
 
-def describe_log_dirs_v5_request(topics: list[tuple[str, list[int]]] | None) -> bytes:
-    if topics is None:
-        return b"\0\0"
+def _topic_partitions(topics: list[tuple[str, list[int]]]) -> bytes:
+    """A compact array of (name, partition indexes), each with its empty tagged fields, then
+    the request's own (the body of DescribeLogDirs v5 and DescribeProducers v0 alike)."""
     out = [_uvarint_bytes(len(topics) + 1)]
     for name, partitions in topics:
         out.append(_compact(name))
@@ -110,6 +110,10 @@ def describe_log_dirs_v5_request(topics: list[tuple[str, list[int]]] | None) -> 
         out.append(b"\0")
     out.append(b"\0")
     return b"".join(out)
+
+
+def describe_log_dirs_v5_request(topics: list[tuple[str, list[int]]] | None) -> bytes:
+    return b"\0\0" if topics is None else _topic_partitions(topics)
 
 
 def describe_configs_v4_request(
@@ -139,14 +143,7 @@ def delete_topics_v6_request(names: list[str], timeout_ms: int) -> bytes:
 
 def describe_producers_v0_request(topics: list[tuple[str, list[int]]]) -> bytes:
     """DescribeProducers v0 about `topics` (name, partition indexes)."""
-    out = [_uvarint_bytes(len(topics) + 1)]
-    for name, partitions in topics:
-        out.append(_compact(name))
-        out.append(_uvarint_bytes(len(partitions) + 1))
-        out.append(struct.pack(f">{len(partitions)}i", *partitions))
-        out.append(b"\0")
-    out.append(b"\0")
-    return b"".join(out)
+    return _topic_partitions(topics)
 
 
 _A = TypeVar("_A")
