@@ -359,8 +359,15 @@ class AdminConnection:
         """`request` about each of `brokers` itself, sent to it, all at once: the answers
         that came. Not retried elsewhere: another broker's answer would be taken for this
         one's; a broker that does not answer is left out."""
+        return await self._ask_each_its_own(lambda _: request, brokers)
+
+    async def _ask_each_its_own(
+        self, request_for: Callable[[int], Any], brokers: Sequence[int]
+    ) -> dict[int, Any]:
+        """`_ask_each`, with a request of its own for each broker (`request_for(broker)`)."""
         answers = await asyncio.gather(
-            *(self._send(request, b, retry=False) for b in brokers), return_exceptions=True
+            *(self._send(request_for(b), b, retry=False) for b in brokers),
+            return_exceptions=True,
         )
         found = {}
         for broker, answer in zip(brokers, answers, strict=True):

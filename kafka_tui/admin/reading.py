@@ -186,19 +186,15 @@ class AdminReads(AdminConnection):
             b: protocol.DescribeConfigsRequest([(protocol.RESOURCE_BROKER, str(b))], [CORDON_KEY])
             for b in brokers
         }
-        answers = await asyncio.gather(
-            *(self._send(r, b, retry=False) for b, r in asked.items()), return_exceptions=True
-        )
-        unsure = []
-        for (broker, request), answer in zip(asked.items(), answers, strict=True):
-            if isinstance(answer, BaseException):
-                if not isinstance(answer, Exception):
-                    raise answer
-                unsure.append(broker)
-                continue
-            results = request.answer(answer)
-            if any(r.error_code or any(c.value for c in r.configs) for r in results):
-                unsure.append(broker)
+        answers = await self._ask_each_its_own(asked.__getitem__, brokers)
+        unsure = [
+            b
+            for b in brokers
+            if b not in answers
+            or any(
+                r.error_code or any(c.value for c in r.configs) for r in asked[b].answer(answers[b])
+            )
+        ]
         return await self.log_dirs(unsure) if unsure else {}
 
     async def _quorum(self) -> QuorumInfo | None:
