@@ -1,8 +1,7 @@
 """The messages of a one-topic create's path, written and read by hand, so that a create
 (and a describe, a listing) loads no kio (issue 52.1): request headers, Metadata v12's
 request, DescribeCluster v2, DescribeLogDirs v5 and DescribeConfigs v4 both ways, CreateTopics
-v4's answer; and the requests that grow with a bulk change's topics, DeleteTopics v6 and
-DescribeProducers v0 (kio's encoder took 12 and ~45 ms for 2,000 topics).
+v4's answer.
 kio's core and these messages' schemas cost a one-topic create ~30 ms of CPU, a tenth of the
 whole process beside a raw aiokafka request's (bench/startup.py). Other versions go through
 kio (wire.py); tests/unit/test_hand_wire.py holds each of these to kio's bytes.
@@ -53,7 +52,6 @@ _INT16 = struct.Struct(">h")
 _INT32 = struct.Struct(">i")
 _INT64 = struct.Struct(">q")
 _ERROR = struct.Struct(">ih")  # throttle time, error code
-_NO_TOPIC_ID = b"\0" * 16  # the zero UUID: the topic named by its name
 
 
 def request_header(api_key: int, version: int, correlation_id: int, client_id: str | None,
@@ -99,9 +97,9 @@ def describe_cluster_v2_request(include_fenced_brokers: bool) -> bytes:
     return b"\0\x01" + (b"\x01" if include_fenced_brokers else b"\0") + b"\0"
 
 
-def _topic_partitions(topics: list[tuple[str, list[int]]]) -> bytes:
-    """A compact array of (name, partition indexes), each with its empty tagged fields, then
-    the request's own (the body of DescribeLogDirs v5 and DescribeProducers v0 alike)."""
+def describe_log_dirs_v5_request(topics: list[tuple[str, list[int]]] | None) -> bytes:
+    if topics is None:
+        return b"\0\0"
     out = [_uvarint_bytes(len(topics) + 1)]
     for name, partitions in topics:
         out.append(_compact(name))
@@ -110,10 +108,6 @@ def _topic_partitions(topics: list[tuple[str, list[int]]]) -> bytes:
         out.append(b"\0")
     out.append(b"\0")
     return b"".join(out)
-
-
-def describe_log_dirs_v5_request(topics: list[tuple[str, list[int]]] | None) -> bytes:
-    return b"\0\0" if topics is None else _topic_partitions(topics)
 
 
 def describe_configs_v4_request(
@@ -130,20 +124,6 @@ def describe_configs_v4_request(
         out += [_INT8.pack(kind), _compact(name), asked, b"\0"]
     out.append(b"\1\0\0" if synonyms else b"\0\0\0")  # synonyms, documentation, tags
     return b"".join(out)
-
-
-def delete_topics_v6_request(names: list[str], timeout_ms: int) -> bytes:
-    """DeleteTopics v6 of `names`, each by name (no topic id)."""
-    out = [_uvarint_bytes(len(names) + 1)]
-    for name in names:
-        out += [_compact(name), _NO_TOPIC_ID, b"\0"]
-    out.append(_INT32.pack(timeout_ms) + b"\0")
-    return b"".join(out)
-
-
-def describe_producers_v0_request(topics: list[tuple[str, list[int]]]) -> bytes:
-    """DescribeProducers v0 about `topics` (name, partition indexes)."""
-    return _topic_partitions(topics)
 
 
 _A = TypeVar("_A")

@@ -497,11 +497,6 @@ class DeleteTopicsRequest(WireRequest):
             return shape(request, topics=topics, timeout=millis(self.timeout_ms))
         return shape(request, topic_names=tuple(self.names), timeout=millis(self.timeout_ms))
 
-    def encode_message(self, version: int) -> bytes:
-        if version == 6:  # by hand (hand_wire.py): kio's took 12 ms for 2,000 names
-            return hand_wire.delete_topics_v6_request(self.names, self.timeout_ms)
-        return super().encode_message(version)
-
     @staticmethod
     def topic_answers(response: Any) -> list[TopicAnswer]:
         return [

@@ -1,8 +1,7 @@
 """The hand-written messages of a create's path (hand_wire.py) write kio's bytes and read
 kio's bytes as the kio-read answers are read: headers, Metadata v12's request, DescribeCluster
-v2, DescribeLogDirs v5, DescribeConfigs v4, CreateTopics v4's answer, DeleteTopics v6's and
-DescribeProducers v0's requests. Real brokers answering them is covered by every create,
-describe, delete and cordon test."""
+v2, DescribeLogDirs v5, DescribeConfigs v4, CreateTopics v4's answer. Real brokers answering
+them is covered by every create, describe and cordon test."""
 
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ from kio.schema.errors import ErrorCode
 
 from kafka_tui.admin import hand_wire, protocol, protocol_cluster, wire
 from kafka_tui.admin.kio_loader import entity_writer, load_response_schema, request_header
-from kafka_tui.admin.producers import DescribeProducersRequest
 
 
 def _kio_bytes(entity: Any) -> bytes:
@@ -52,13 +50,6 @@ def test_requests_are_kios_bytes() -> None:
             resources = [(protocol.RESOURCE_BROKER, "3"), (protocol.RESOURCE_TOPIC, "pâté")]
             configs = protocol.DescribeConfigsRequest(resources, keys, synonyms=synonyms)
             assert configs.encode_message(4) == wire.encode(configs.message(4))
-    for names in ([], ["orders", "pâté", "x" * 249]):
-        for timeout in (0, 300_000):
-            delete = protocol.DeleteTopicsRequest(names, timeout)
-            assert delete.encode_message(6) == wire.encode(delete.message(6))
-    for partitions in ([], [("b", 2), ("a", 1), ("b", 0), ("pâté", 2**31 - 1)]):
-        producers = DescribeProducersRequest(partitions)
-        assert producers.encode_message(0) == wire.encode(producers.message(0))
 
 
 def _both(key: int, version: int, request: Any, entity: Any) -> tuple[Any, Any]:
